@@ -1,0 +1,27 @@
+"""paramdiff — pinned, auditable ArduPilot parameter sets for SITL.
+
+Library first: everything the CLI does is a function here. Heavy modules load lazily.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+
+
+def compare(*sources: Any, **kw: Any) -> Comparison:
+    """Align parsed sources (``paramdiff.table.Source``) or file paths; returns a Comparison
+    whose ``.frame`` is a pandas DataFrame indexed by parameter name."""
+    from pathlib import Path
+
+    from .compare import compare as _compare
+    from .localfiles import local_sources
+    from .table import Source
+
+    if all(isinstance(s, Source) for s in sources):
+        return _compare(list(sources), **kw)
+    return _compare(local_sources([Path(s) for s in sources]), **kw)

@@ -1,0 +1,291 @@
+"""Align any number of sources on the parameter name and say how they disagree."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .formats import Diagnostic, Fact, Param, format_value, same_value
+from .metadata import Metadata
+from .table import Classifier, Source
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SAME = "same"
+DIFFERS = "differs"
+NOT_REPRESENTABLE = "not representable"
+ONLY_IN = "only in "
+MISSING_IN = "missing in "
+ABSENT = "—"
+NR = "n/r"
+FORMATS = ("text", "markdown", "csv", "json")
+
+
+@dataclass
+class Comparison:
+    sources: list[Source]
+    frame: pd.DataFrame  # index: name; columns: roles (float), status, category, display_name
+    params: dict[str, dict[str, Param]]  # role -> name -> row, for provenance
+    metadata: Metadata | None
+    facts: list[tuple[str, Fact]] = field(default_factory=list)
+    warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
+
+    @property
+    def roles(self) -> list[str]:
+        return [s.role for s in self.sources]
+
+    def source(self, role: str) -> Source:
+        return next(s for s in self.sources if s.role == role)
+
+    def cell(self, role: str, name: str) -> str:
+        """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``."""
+        src = self.source(role)
+        param = self.params[role].get(name)
+        if param is None:
+            return ABSENT if src.file.can_represent(name) else NR
+        meta = src.metadata or self.metadata
+        return meta.label(name, param.value) if meta else format_value(param.value)
+
+    def version_lines(self) -> list[str]:
+        out = []
+        for s in self.sources:
+            meta = f"metadata {s.metadata.file}" if s.metadata else "no metadata"
+            out.append(f"{s.role}: {s.version or 'no version header'} ({meta})")
+        versions = {s.role: s.version for s in self.sources if s.version}
+        if len(set(versions.values())) > 1:
+            out.append(
+                "VERSION MISMATCH: "
+                + ", ".join(f"{role} says {v}" for role, v in versions.items())
+            )
+        out.extend(self.version_only_names())
+        return out
+
+    def version_only_names(self) -> list[str]:
+        """Names in this table that only one of the sources' firmware versions defines."""
+        metas: dict[str, Metadata] = {}
+        for s in self.sources:
+            if s.metadata is not None:
+                metas.setdefault(s.metadata.firmware, s.metadata)
+        if len(metas) < 2:
+            return []
+        out = []
+        names = list(self.frame.index)
+        for fw, meta in metas.items():
+            others = [m for f, m in metas.items() if f != fw]
+            only = [n for n in names if n in meta and not any(n in o for o in others)]
+            if only:
+                shown = ", ".join(only[:12]) + (f" (+{len(only) - 12} more)" if len(only) > 12 else "")
+                out.append(f"only firmware {fw} defines: {shown}")
+        return out
+
+
+def _status(values: dict[str, float | None], capable: list[str]) -> str:
+    present = {r: v for r, v in values.items() if v is not None}
+    vals = list(present.values())
+    if any(not same_value(vals[0], v) for v in vals[1:]):
+        return DIFFERS
+    if len(present) == len(capable):
+        return SAME if len(capable) > 1 else NOT_REPRESENTABLE
+    if len(present) == 1:
+        return ONLY_IN + next(iter(present))
+    return MISSING_IN + ", ".join(r for r in capable if r not in present)
+
+
+def compare(
+    sources: list[Source],
+    classifier: Classifier | None = None,
+    metadata: Metadata | None = None,
+) -> Comparison:
+    """The aligned table of ``sources`` (any number), one row per name any of them has."""
+    import pandas as pd
+
+    params = {s.role: s.file.params for s in sources}
+    names = sorted({n for s in sources for n in s.file.params})
+    meta = metadata or next((s.metadata for s in sources if s.metadata), None)
+    columns: dict[str, list[Any]] = {s.role: [] for s in sources}
+    status, category, display = [], [], []
+    for name in names:
+        values = {}
+        capable = []
+        for s in sources:
+            p = params[s.role].get(name)
+            columns[s.role].append(p.value if p else None)
+            if s.file.can_represent(name):
+                capable.append(s.role)
+                values[s.role] = p.value if p else None
+        status.append(_status(values, capable))
+        category.append(classifier.classify(name)[0] if classifier else "")
+        info = None
+        for m in [meta, *(s.metadata for s in sources)]:
+            if m is not None and (info := m.get(name)) is not None:
+                break
+        display.append(info.display_name if info else "")
+    frame = pd.DataFrame(
+        {
+            "name": names,
+            **{role: pd.array(col, dtype="Float64") for role, col in columns.items()},
+            "status": status,
+            "category": category,
+            "display_name": display,
+        }
+    ).set_index("name", drop=False)
+    facts = [(s.role, f) for s in sources for f in s.file.facts]
+    warnings = [(s.role, w) for s in sources for w in s.file.warnings]
+    return Comparison(sources, frame, params, meta, facts, warnings)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def select(
+    comp: Comparison,
+    only_differences: bool = False,
+    categories: tuple[str, ...] = (),
+    params: tuple[str, ...] = (),
+) -> list[str]:
+    df = comp.frame
+    names = []
+    for name, st, cat in zip(df.index, df["status"], df["category"], strict=True):
+        if only_differences and st == SAME:
+            continue
+        if categories and cat not in categories:
+            continue
+        if params and not any(fnmatch.fnmatchcase(name, g.upper()) for g in params):
+            continue
+        names.append(name)
+    return names
+
+
+def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
+    df = comp.frame
+    return [
+        [
+            name,
+            *(comp.cell(r, name) for r in comp.roles),
+            df.at[name, "status"],
+            df.at[name, "category"],
+            df.at[name, "display_name"],
+        ]
+        for name in names
+    ]
+
+
+def render(
+    comp: Comparison,
+    fmt: str = "text",
+    names: list[str] | None = None,
+    title: str | None = None,
+) -> Iterator[str]:
+    """Lines of the comparison in ``fmt`` (text, markdown, csv, json)."""
+    names = list(comp.frame.index) if names is None else names
+    if fmt == "json":
+        yield from _render_json(comp, names)
+        return
+    if fmt == "csv":
+        yield from _render_csv(comp, names)
+        return
+    from tabulate import tabulate
+
+    headers = ["name", *comp.roles, "status", "category", "display_name"]
+    md = fmt == "markdown"
+    if title:
+        yield f"## {title}" if md else title
+        yield ""
+    for line in comp.version_lines():
+        yield f"- {line}" if md else line
+    yield ""
+    counts = comp.frame.loc[names, "status"].value_counts() if names else {}
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(dict(counts).items()))
+    yield f"{len(names)} parameters shown: {summary or 'none'}"
+    yield ""
+    table = tabulate(_rows(comp, names), headers=headers, tablefmt="github" if md else "simple")
+    yield from table.splitlines()
+    if comp.facts:
+        yield ""
+        yield "### Not representable as parameters" if md else "Not representable as parameters:"
+        yield ""
+        facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
+        yield from tabulate(
+            facts, headers=["source", "subject", "key", "value", "where"],
+            tablefmt="github" if md else "simple",
+        ).splitlines()
+    if comp.warnings:
+        yield ""
+        yield "### Warnings" if md else "Warnings:"
+        yield ""
+        for role, w in comp.warnings:
+            yield f"- {role}: {w}" if md else f"  {role}: {w}"
+
+
+def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["name", *comp.roles, "status", "category", "display_name"])
+    for name in names:
+        row = [name]
+        for r in comp.roles:
+            p = comp.params[r].get(name)
+            row.append(format_value(p.value) if p else "")
+        row += [comp.frame.at[name, c] for c in ("status", "category", "display_name")]
+        writer.writerow(row)
+    yield from buf.getvalue().splitlines()
+
+
+def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
+    out: dict[str, Any] = {
+        "sources": [
+            {
+                "role": s.role,
+                "file": s.file.file,
+                "format": s.file.format,
+                "repo": s.repo,
+                "commit": s.commit,
+                "sha256": s.sha256,
+                "version": s.version,
+                "metadata": s.metadata.file if s.metadata else None,
+            }
+            for s in comp.sources
+        ],
+        "versions": comp.version_lines(),
+        "parameters": [],
+        "facts": [
+            {"source": r, "subject": f.subject, "key": f.key, "value": f.value,
+             "file": f.file, "line": f.line}
+            for r, f in comp.facts
+        ],
+        "warnings": [{"source": r, "file": w.file, "line": w.line, "message": w.message}
+                     for r, w in comp.warnings],
+    }
+    for name in names:
+        values: dict[str, Any] = {}
+        for r in comp.roles:
+            p = comp.params[r].get(name)
+            if p is None:
+                values[r] = None if comp.source(r).file.can_represent(name) else NR
+                continue
+            values[r] = {
+                "value": p.value,
+                "text": p.text,
+                "label": comp.cell(r, name),
+                "file": p.file,
+                "line": p.line,
+                **({"note": p.note} if p.note else {}),
+                **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
+            }
+        out["parameters"].append(
+            {
+                "name": name,
+                "values": values,
+                "status": comp.frame.at[name, "status"],
+                "category": comp.frame.at[name, "category"],
+                "display_name": comp.frame.at[name, "display_name"],
+            }
+        )
+    yield from json.dumps(out, indent=2, sort_keys=False).splitlines()

@@ -1,0 +1,187 @@
+"""A project checkout: sources.yaml + sources.lock + a cache, and the files of one pin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from .cache import Cache, default_cache_dir
+from .errors import ConfigError
+from .fetch import FetchedRole, TransportChoice, materialize
+from .formats import include_paths
+from .metadata import Metadata, parse_pdef
+from .sources import Config, Profile, SourceSpec, load_config
+from .table import Classifier, Source, parse_any, parse_names
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+
+CALIBRATION_ROLE = "calibration"
+METADATA_FORMAT = "pdef"
+
+
+def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
+    """Include finder for fetch: BlueOS include-format files pull in others at the same commit."""
+    if spec.format != "blueos":
+        return []
+    return include_paths(data, path)
+
+
+@dataclass
+class Options:
+    """How to reach files: where the project is, the cache, and the transport choice."""
+
+    root: Path = field(default_factory=Path.cwd)
+    cache_dir: Path | None = None
+    mirror: str | None = None
+    transport: str | None = None
+    git_base: str | None = None
+    offline: bool = False
+
+    @cached_property
+    def cache(self) -> Cache:
+        return Cache(self.cache_dir or default_cache_dir())
+
+    def transports(self) -> TransportChoice | None:
+        if self.offline:
+            return None
+        return TransportChoice.from_env(
+            self.cache.root, self.mirror, override=self.transport, git_base=self.git_base
+        )
+
+    @cached_property
+    def config(self) -> Config:
+        return load_config(self.root)
+
+
+class PinContext:
+    """Everything about one profile's pin: specs, locked bytes, parsed sources, metadata."""
+
+    def __init__(self, options: Options, profile: str | None, pin: str | None) -> None:
+        self.options = options
+        self.config = options.config
+        self.profile: Profile = self.config.profile(profile)
+        self.pin, self.specs = self.profile.pin(pin)
+        self._fetched: dict[str, FetchedRole] = {}
+        self._sources: dict[str, Source] = {}
+        self.lenient = False  # --lenient: every source's bad lines become warnings
+
+    # -- bytes
+
+    def fetched(self, roles: list[str]) -> dict[str, FetchedRole]:
+        missing = [r for r in roles if r not in self._fetched]
+        if missing:
+            self._fetched.update(
+                materialize(
+                    self.config,
+                    self.profile,
+                    self.pin,
+                    self.options.cache,
+                    self.options.transports(),
+                    roles=missing,
+                    includes=blueos_includes,
+                )
+            )
+        return {r: self._fetched[r] for r in roles if r in self._fetched}
+
+    def spec(self, role: str) -> SourceSpec:
+        if role not in self.specs:
+            raise ConfigError(
+                f"pin '{self.pin}' of profile '{self.profile.name}' has no role '{role}'",
+                f"add it to sources.yaml or use one of: {', '.join(self.specs)}",
+            )
+        return self.specs[role]
+
+    # -- parsed
+
+    def metadata_roles(self) -> list[str]:
+        return [r for r, s in self.specs.items() if s.format == METADATA_FORMAT]
+
+    @cached_property
+    def metadata_by_firmware(self) -> dict[str, Metadata]:
+        out: dict[str, Metadata] = {}
+        roles = self.metadata_roles()
+        for role, f in self.fetched(roles).items():
+            spec = f.spec
+            firmware = spec.firmware or self._firmware_from_path(spec.path) or self.pin
+            out[firmware] = parse_pdef(f.data, spec.path, firmware)
+        return out
+
+    @staticmethod
+    def _firmware_from_path(path: str) -> str | None:
+        # ParameterRepository lays files out as <Vehicle>-<major.minor>/apm.pdef.json
+        head = path.split("/", 1)[0]
+        if "-" in head:
+            return head.rsplit("-", 1)[1]
+        return None
+
+    @property
+    def metadata(self) -> Metadata | None:
+        """The pin's own metadata (the firmware the hardware runs)."""
+        by = self.metadata_by_firmware
+        return by.get(self.pin) or next(iter(by.values()), None)
+
+    def metadata_for(self, firmware: str | None) -> Metadata | None:
+        by = self.metadata_by_firmware
+        if firmware and firmware in by:
+            return by[firmware]
+        return self.metadata
+
+    @cached_property
+    def calibration_names(self) -> frozenset[str]:
+        if CALIBRATION_ROLE not in self.specs:
+            return frozenset()
+        f = self.fetched([CALIBRATION_ROLE])[CALIBRATION_ROLE]
+        return frozenset(parse_names(f.data, f.spec.path))
+
+    def source(self, role: str) -> Source:
+        if role in self._sources:
+            return self._sources[role]
+        spec = self.spec(role)
+        f = self.fetched([role])[role]
+
+        def read_include(path: str) -> bytes:
+            return f.includes[path]
+
+        parsed = parse_any(
+            f.data,
+            spec.path,
+            spec.format,
+            lenient=spec.lenient or self.lenient,
+            joint_roles=self.profile.joint_roles,
+            read_include=read_include,
+        )
+        src = Source(
+            role=role,
+            file=parsed,
+            repo=spec.repo,
+            commit=f.entry.commit,
+            path=spec.path,
+            sha256=f.entry.sha256,
+            lenient=spec.lenient,
+        )
+        src.metadata = self.metadata_for(spec.firmware or src.firmware)
+        self._sources[role] = src
+        return src
+
+    def classifier(self, sources: list[Source] | None = None) -> Classifier:
+        metas = list(self.metadata_by_firmware.values())
+        return Classifier(
+            categories=self.config.categories,
+            calibration_names=self.calibration_names,
+            script_params=self.profile.script_params,
+            metadata=tuple(metas),
+        )
+
+    def compare(self, roles: list[str]) -> Comparison:
+        """The aligned table of these roles, each with its own firmware's metadata."""
+        from .compare import compare
+
+        sources = [self.source(r) for r in roles]
+        return compare(sources, self.classifier(), self.metadata)
+
+
+THREE_WAY = ("hardware", "sitl", "sitl_models")

@@ -1,0 +1,141 @@
+"""Sources as one normalized table: parsed rows + their role, metadata and category."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .errors import InputError
+from .formats import ParamFile, decode, detect_format, parse_params
+from .metadata import Metadata, firmware_of
+from .sdf import parse_sdf
+from .sources import Category, ScriptParams
+
+UNKNOWN = "unknown"
+
+
+@dataclass
+class Source:
+    """One side of a compare: a parsed file with its role and its firmware's metadata."""
+
+    role: str
+    file: ParamFile
+    metadata: Metadata | None = None
+    repo: str | None = None
+    commit: str | None = None
+    path: str | None = None
+    sha256: str | None = None
+    lenient: bool = False
+
+    @property
+    def version(self) -> str | None:
+        return self.file.header.get("Version")
+
+    @property
+    def firmware(self) -> str | None:
+        return firmware_of(self.version)
+
+    @property
+    def label(self) -> str:
+        if self.repo and self.commit:
+            return f"{self.repo}@{self.commit[:12]}:{self.path}"
+        return self.file.file
+
+
+def parse_names(data: bytes, file: str) -> list[str]:
+    """A list of parameter names (or name fragments), one a line, ``#`` comments allowed."""
+    names = []
+    for raw in decode(data, file):
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            names.append(line)
+    return names
+
+
+def parse_any(
+    data: bytes,
+    file: str,
+    fmt: str = "auto",
+    *,
+    lenient: bool = False,
+    joint_roles: dict[str, int] | None = None,
+    read_include: object = None,
+) -> ParamFile:
+    """Any supported file (params formats or SDF) as a ParamFile."""
+    if fmt == "auto":
+        fmt = detect_format(data, file)
+    if fmt == "sdf":
+        return parse_sdf(data, file, joint_roles)
+    if fmt in ("names", "pdef"):
+        raise InputError(
+            f"a '{fmt}' file holds no parameter values",
+            "compare parameter files or SDF models",
+            file=file,
+            line=1,
+        )
+    return parse_params(data, file, fmt, lenient=lenient, read_include=read_include)  # type: ignore[arg-type]
+
+
+@dataclass
+class Classifier:
+    """Puts every name in exactly one category, by the ordered rules in sources.yaml."""
+
+    categories: tuple[Category, ...]
+    calibration_names: frozenset[str] = frozenset()
+    script_params: tuple[ScriptParams, ...] = ()
+    metadata: tuple[Metadata, ...] = ()
+    _cache: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.metadata_names = frozenset(n for m in self.metadata for n in m.params)
+        # Whole names match exactly; fragments that are not names themselves (DEVID,
+        # CALTEMP) match inside a name, as BlueOS applies its blacklist.
+        self.fragments = tuple(n for n in self.calibration_names if n not in self.metadata_names)
+
+    def _calibration_listed(self, name: str) -> bool:
+        return name in self.calibration_names or any(f in name for f in self.fragments)
+
+    def known(self, name: str) -> bool:
+        return not self.metadata or name in self.metadata_names
+
+    def script_reason(self, name: str) -> str | None:
+        for sp in self.script_params:
+            if fnmatch.fnmatchcase(name, sp.params):
+                return sp.reason
+        return None
+
+    def classify(self, name: str) -> tuple[str, str]:
+        """(category, why) for ``name``."""
+        if name in self._cache:
+            return self._cache[name]
+        result = self._classify(name)
+        self._cache[name] = result
+        return result
+
+    def _classify(self, name: str) -> tuple[str, str]:
+        for cat in self.categories:
+            selectors = cat.params or cat.calibration_list or cat.metadata_flags or cat.script_defined
+            if cat.calibration_list and self._calibration_listed(name):
+                return cat.name, cat.rule
+            if cat.metadata_flags and any(
+                (meta := m.get(name)) is not None and any(meta.flag(f) for f in cat.metadata_flags)
+                for m in self.metadata
+            ):
+                return cat.name, cat.rule
+            if cat.script_defined:
+                reason = self.script_reason(name)
+                if reason:
+                    return cat.name, reason
+            if cat.params and any(fnmatch.fnmatchcase(name, g) for g in cat.params):
+                return cat.name, cat.rule
+            if not selectors:
+                if not self.known(name):
+                    return UNKNOWN, "not in the firmware's parameter metadata: ArduPilot ignores it"
+                return cat.name, cat.rule
+        if not self.known(name):
+            return UNKNOWN, "not in the firmware's parameter metadata: ArduPilot ignores it"
+        return "other", "matched no category rule"
+
+    def classify_all(self, names: Iterable[str]) -> dict[str, str]:
+        return {n: self.classify(n)[0] for n in names}
