@@ -27,18 +27,38 @@ def _echo_lines(lines: Iterable[str]) -> None:
 def location_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Where the project, cache and upstream files are."""
     options = [
-        click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
-                     show_default=True, help="Project root holding sources.yaml."),
-        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-                     envvar="PARAMDIFF_CACHE", help="Cache directory [env PARAMDIFF_CACHE]."),
-        click.option("--mirror", envvar="PARAMDIFF_MIRROR", metavar="DIR|URL",
-                     help="Read upstream from a mirror (MANIFEST.json + raw/) instead of the "
-                     "network [env PARAMDIFF_MIRROR]."),
-        click.option("--transport", type=click.Choice(["https", "git"]),
-                     help="Override every source's transport."),
-        click.option("--git-base", envvar="PARAMDIFF_GIT_BASE", metavar="URL",
-                     help="Base URL for git (ls-remote, git transport); file:// allowed here "
-                     "[env PARAMDIFF_GIT_BASE]."),
+        click.option(
+            "--root",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=".",
+            show_default=True,
+            help="Project root holding sources.yaml.",
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            envvar="PARAMDIFF_CACHE",
+            help="Cache directory [env PARAMDIFF_CACHE].",
+        ),
+        click.option(
+            "--mirror",
+            envvar="PARAMDIFF_MIRROR",
+            metavar="DIR|URL",
+            help="Read upstream from a mirror (MANIFEST.json + raw/) instead of the "
+            "network [env PARAMDIFF_MIRROR].",
+        ),
+        click.option(
+            "--transport",
+            type=click.Choice(["https", "git"]),
+            help="Override every source's transport.",
+        ),
+        click.option(
+            "--git-base",
+            envvar="PARAMDIFF_GIT_BASE",
+            metavar="URL",
+            help="Base URL for git (ls-remote, git transport); file:// allowed here "
+            "[env PARAMDIFF_GIT_BASE].",
+        ),
         click.option("--offline", is_flag=True, help="Use the cache only; never the network."),
     ]
     for opt in reversed(options):
@@ -137,10 +157,16 @@ def table_options(f: Callable[..., Any]) -> Callable[..., Any]:
     opts = [
         click.option("--only-differences", is_flag=True, help="Hide rows where all agree."),
         click.option("--category", "categories", multiple=True, help="Only this category."),
-        click.option("--param", "params", multiple=True, metavar="GLOB",
-                     help="Only names matching GLOB (e.g. 'SERVO*')."),
-        click.option("--format", "fmt", type=click.Choice(TABLE_FORMATS), default="text",
-                     show_default=True),
+        click.option(
+            "--param",
+            "params",
+            multiple=True,
+            metavar="GLOB",
+            help="Only names matching GLOB (e.g. 'SERVO*').",
+        ),
+        click.option(
+            "--format", "fmt", type=click.Choice(TABLE_FORMATS), default="text", show_default=True
+        ),
     ]
     for opt in reversed(opts):
         f = opt(f)
@@ -156,11 +182,19 @@ def _print_comparison(comp: Any, fmt: str, title: str | None, **kw: Any) -> None
 
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--input-format", type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
-              default="auto", show_default=True)
+@click.option(
+    "--input-format",
+    type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
+    default="auto",
+    show_default=True,
+)
 @click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")
-@click.option("--as", "as_format", type=click.Choice(["params", "mp", "qgc"]),
-              help="Write the parsed rows back out in this format instead of a table.")
+@click.option(
+    "--as",
+    "as_format",
+    type=click.Choice(["params", "mp", "qgc"]),
+    help="Write the parsed rows back out in this format instead of a table.",
+)
 @table_options
 @handle_errors
 def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **kw: Any) -> None:
@@ -177,10 +211,15 @@ def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--input-format", type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
-              default="auto", show_default=True)
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
+    default="auto",
+    show_default=True,
+)
 @click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")
 @table_options
 @handle_errors
@@ -214,6 +253,188 @@ def three_way(lenient: bool, **kw: Any) -> None:
     comp = ctx.compare(list(THREE_WAY))
     title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
     _print_comparison(comp, kw.pop("fmt"), title, **kw)
+
+
+# ------------------------------------------------------------------ derive / report / check
+
+
+def _emit(lines: Iterable[str], target: Path | None, check: bool, fix: str, label: str) -> None:
+    """The one sink switch: stdout, --check against a file, or an atomic write."""
+    from .errors import DriftError
+    from .sinks import check_file, join_lines, write_atomic
+
+    if target is None:
+        _echo_lines(lines)
+        return
+    if check:
+        result = check_file(target, lines, label)
+        if not result.up_to_date:
+            click.echo(result.diff, nl=False)
+            raise DriftError([f"{label} is out of date"], f"run: {fix}")
+        click.echo(f"{label} is up to date")
+        return
+    written = write_atomic(target, join_lines(lines).encode())
+    click.echo(f"{label} {'written' if written else 'unchanged'}")
+
+
+@main.command()
+@pin_options
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write (default: the profile's derived path). '-' for stdout.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["params", "mp", "qgc"]),
+    default="params",
+    show_default=True,
+    help="params (sim_vehicle/MAVProxy), mp (Mission Planner), qgc.",
+)
+@click.option("--check", is_flag=True, help="Exit 1 with a diff if the file is out of date.")
+@handle_errors
+def derive(output: Path | None, fmt: str, check: bool, **kw: Any) -> None:
+    """Write the SITL parameter file: hardware + overlay, with provenance."""
+    from .derive import build, render
+
+    ctx = _context(kw)
+    d = build(ctx)
+    target, label = _target(ctx.options.root, output, d.target if fmt == "params" else None)
+    fix = (
+        d.regenerate
+        + (f" --format {fmt}" if fmt != "params" else "")
+        + (f" -o {output}" if output and str(output) != "-" else "")
+    )
+    _emit(render(d, fmt), target, check, fix, label)
+
+
+def _target(root: Path, output: Path | None, default: str | None) -> tuple[Path | None, str]:
+    if output is not None and str(output) == "-":
+        return None, "-"
+    if output is not None:
+        return output, str(output)
+    if default is None:
+        raise click.UsageError("give -o PATH (or -o - for stdout) for this format")
+    return root / default, default
+
+
+@main.command()
+@pin_options
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write (default: the profile's report path). '-' for stdout.",
+)
+@click.option("--check", is_flag=True, help="Exit 1 with a diff if the report is out of date.")
+@handle_errors
+def report(output: Path | None, check: bool, **kw: Any) -> None:
+    """Write the markdown report for a pull request."""
+    from .derive import build
+    from .report import gather, render_report
+
+    ctx = _context(kw)
+    d = build(ctx)
+    target, label = _target(ctx.options.root, output, ctx.profile.report_path(ctx.pin))
+    fix = f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}"
+    _emit(render_report(gather(ctx, d)), target, check, fix, label)
+
+
+@main.command()
+@pin_options
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Also check this Gazebo model's channels against the derived file.",
+)
+@click.option("--all-profiles", is_flag=True, help="Check every profile's default pin.")
+@handle_errors
+def check(models: tuple[Path, ...], all_profiles: bool, **kw: Any) -> None:
+    """Everything CI needs: lock, overlay, derived file, report, models, layers."""
+    from .check import run_check
+    from .errors import DriftError
+    from .project import PinContext
+
+    opts = _options(kw)
+    if all_profiles:
+        contexts = [PinContext(opts, name, None) for name in opts.config.profiles]
+    else:
+        contexts = [PinContext(opts, kw["profile"], kw["pin"])]
+    findings: list[str] = []
+    fixes: list[str] = []
+    for ctx in contexts:
+        outcome = run_check(ctx, list(models))
+        for line in outcome.passed:
+            click.echo(f"ok    {ctx.profile.name} {ctx.pin}: {line}")
+        for line in outcome.warnings:
+            click.echo(f"warn  {ctx.profile.name} {ctx.pin}: {line}")
+        for diff in outcome.diffs:
+            click.echo(diff, nl=False)
+        findings += [f"{ctx.profile.name} {ctx.pin}: {f}" for f in outcome.findings]
+        fixes += [f for f in outcome.fixes if f not in fixes]
+    if findings:
+        raise DriftError(findings, "; ".join(fixes))
+    click.echo("check passed")
+
+
+@main.command()
+@pin_options
+@click.option("--frame", help="sim_vehicle.py frame (default: the profile's sitl_frame).")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@handle_errors
+def layers(frame: str | None, files: tuple[Path, ...], **kw: Any) -> None:
+    """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
+    from .derive import build
+    from .layers import (
+        derived_source,
+        excluded_categories,
+        frame_sources,
+        render_layers,
+        stack,
+        unchosen,
+    )
+    from .localfiles import local_source
+
+    ctx = _context(kw)
+    frame, frame_srcs = frame_sources(ctx, frame)
+    d = build(ctx)
+    added = [local_source(f, role=f.as_posix()) for f in files] or [derived_source(d)]
+    result = stack([*frame_srcs, *added], frame, ctx.profile.frames[frame])
+    flags, _ = unchosen(ctx, result, excluded_categories(d))
+    _echo_lines(render_layers(result, flags))
+
+
+@main.command()
+@pin_options
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--lenient", is_flag=True)
+@click.option("--strict", is_flag=True, help="Fail on range/enum/bitmask warnings too.")
+@handle_errors
+def validate(file: Path, lenient: bool, strict: bool, **kw: Any) -> None:
+    """Check FILE against the pin's metadata: unknown names, range, enum, bitmask, read-only."""
+    from .errors import DriftError
+    from .localfiles import local_source
+    from .validate import validate as do_validate
+
+    ctx = _context(kw)
+    meta = ctx.metadata
+    if meta is None:
+        raise click.UsageError("the pin declares no metadata (format: pdef) role")
+    src = local_source(file, lenient=lenient)
+    problems = do_validate(src.file, meta, ctx.classifier())
+    for w in src.file.warnings:
+        click.echo(f"warning: {w}")
+    for p in problems:
+        if p.severity != "error" and not strict:
+            click.echo(f"warning: {p}")
+    problems = [p for p in problems if strict or p.severity == "error"]
+    if problems:
+        raise DriftError([str(p) for p in problems], f"correct these values in {file}")
+    click.echo(f"{file}: {len(src.file.params)} parameters valid for {meta.file}")
 
 
 if __name__ == "__main__":  # pragma: no cover

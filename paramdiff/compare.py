@@ -58,8 +58,7 @@ class Comparison:
         versions = {s.role: s.version for s in self.sources if s.version}
         if len(set(versions.values())) > 1:
             out.append(
-                "VERSION MISMATCH: "
-                + ", ".join(f"{role} says {v}" for role, v in versions.items())
+                "VERSION MISMATCH: " + ", ".join(f"{role} says {v}" for role, v in versions.items())
             )
         out.extend(self.version_only_names())
         return out
@@ -78,7 +77,9 @@ class Comparison:
             others = [m for f, m in metas.items() if f != fw]
             only = [n for n in names if n in meta and not any(n in o for o in others)]
             if only:
-                shown = ", ".join(only[:12]) + (f" (+{len(only) - 12} more)" if len(only) > 12 else "")
+                shown = ", ".join(only[:12]) + (
+                    f" (+{len(only) - 12} more)" if len(only) > 12 else ""
+                )
                 out.append(f"only firmware {fw} defines: {shown}")
         return out
 
@@ -210,7 +211,8 @@ def render(
         yield ""
         facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
         yield from tabulate(
-            facts, headers=["source", "subject", "key", "value", "where"],
+            facts,
+            headers=["source", "subject", "key", "value", "where"],
             tablefmt="github" if md else "simple",
         ).splitlines()
     if comp.warnings:
@@ -256,12 +258,20 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
         "versions": comp.version_lines(),
         "parameters": [],
         "facts": [
-            {"source": r, "subject": f.subject, "key": f.key, "value": f.value,
-             "file": f.file, "line": f.line}
+            {
+                "source": r,
+                "subject": f.subject,
+                "key": f.key,
+                "value": f.value,
+                "file": f.file,
+                "line": f.line,
+            }
             for r, f in comp.facts
         ],
-        "warnings": [{"source": r, "file": w.file, "line": w.line, "message": w.message}
-                     for r, w in comp.warnings],
+        "warnings": [
+            {"source": r, "file": w.file, "line": w.line, "message": w.message}
+            for r, w in comp.warnings
+        ],
     }
     for name in names:
         values: dict[str, Any] = {}

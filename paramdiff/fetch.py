@@ -46,7 +46,9 @@ class TransportChoice:
     _made: dict[str, Transport] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, cache_dir: Path, mirror: str | None = None, **kw: str | None) -> TransportChoice:
+    def from_env(
+        cls, cache_dir: Path, mirror: str | None = None, **kw: str | None
+    ) -> TransportChoice:
         mirror = mirror or os.environ.get(ENV_MIRROR) or None
         git_base = kw.pop("git_base", None) or os.environ.get(ENV_GIT_BASE) or GIT_BASE
         return cls(cache_dir=cache_dir, mirror=mirror, git_base=git_base, **kw)  # type: ignore[arg-type]
@@ -142,7 +144,10 @@ class _Engine:
         digest, blob = sha256_of(data), git_blob_id(data)
         claims = []
         if locked is not None:
-            claims += [("sha256", locked.sha256, digest, LOCK_FILE), ("blob", locked.blob, blob, LOCK_FILE)]
+            claims += [
+                ("sha256", locked.sha256, digest, LOCK_FILE),
+                ("blob", locked.blob, blob, LOCK_FILE),
+            ]
             if locked.size != len(data):
                 raise FetchError(
                     f"{where}: got {len(data)} bytes but {LOCK_FILE} records {locked.size}",
@@ -215,18 +220,15 @@ class _Engine:
             blob=blob,
             includes=tuple(sorted(locked_files, key=lambda f: f.path)),
         )
-        if entry is not None and same_commit and new_entry.includes != entry.includes:
+        if entry and same_commit and entry.includes and new_entry.includes != entry.includes:
             # Same commit, same main file, but the include set moved: only a hand edit does that.
-            if entry.includes:
-                raise FetchError(
-                    f"{spec.describe()}: the includes recorded in {LOCK_FILE} do not match the file",
-                    "restore the lock from git or run paramdiff fetch --update",
-                )
+            raise FetchError(
+                f"{spec.describe()}: the includes in {LOCK_FILE} do not match the file",
+                "restore the lock from git or run paramdiff fetch --update",
+            )
         return FetchedRole(spec, new_entry, data, status, previous=entry, includes=includes)
 
-    def many(
-        self, jobs: list[tuple[SourceSpec, LockEntry | None, bool]]
-    ) -> list[FetchedRole]:
+    def many(self, jobs: list[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
         with ThreadPoolExecutor(max_workers=MAX_WORKERS) as pool:
             futures = [pool.submit(self.one, *job) for job in jobs]
             results: list[FetchedRole] = []
@@ -260,7 +262,7 @@ def fetch(
         stale = entry is not None and not entry.matches(spec)
         jobs.append((spec, entry if not stale else None, update or stale or entry is None))
     if transports is None:
-        for spec, entry, resolve in jobs:
+        for spec, _entry, resolve in jobs:
             if resolve:
                 raise FetchError(
                     f"{spec.describe()}: not locked yet, and --offline cannot resolve refs",

@@ -286,7 +286,7 @@ def _split_comment(line: str, marker: str) -> tuple[str, str]:
 
 
 def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
-    """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``) and Mission Planner (``NAME,VALUE``)."""
+    """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``), Mission Planner (``NAME,VALUE``)."""
     seen_param = False
     for n, raw in enumerate(lines, 1):
         stripped = raw.strip()

@@ -13,11 +13,16 @@ def read_local(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror}", "check the path", file=str(path)) from None
+        raise InputError(
+            f"cannot read the file: {exc.strerror}", "check the path", file=str(path)
+        ) from None
 
 
 def local_source(
-    path: Path, fmt: str = "auto", lenient: bool = False, role: str | None = None,
+    path: Path,
+    fmt: str = "auto",
+    lenient: bool = False,
+    role: str | None = None,
     joint_roles: dict[str, int] | None = None,
 ) -> Source:
     name = path.as_posix()
@@ -26,7 +31,11 @@ def local_source(
         return read_local(Path(inc))
 
     parsed = parse_any(
-        read_local(path), name, fmt, lenient=lenient, joint_roles=joint_roles,
+        read_local(path),
+        name,
+        fmt,
+        lenient=lenient,
+        joint_roles=joint_roles,
         read_include=read_include,
     )
     return Source(role=role or path.name, file=parsed, path=name, lenient=lenient)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from .cache import Cache, default_cache_dir
@@ -104,7 +103,7 @@ class PinContext:
     def metadata_by_firmware(self) -> dict[str, Metadata]:
         out: dict[str, Metadata] = {}
         roles = self.metadata_roles()
-        for role, f in self.fetched(roles).items():
+        for f in self.fetched(roles).values():
             spec = f.spec
             firmware = spec.firmware or self._firmware_from_path(spec.path) or self.pin
             out[firmware] = parse_pdef(f.data, spec.path, firmware)
@@ -166,6 +165,21 @@ class PinContext:
         src.metadata = self.metadata_for(spec.firmware or src.firmware)
         self._sources[role] = src
         return src
+
+    def source_meta(self, role: str) -> Source:
+        """A role that is not a parameter set (metadata, name list): identity only."""
+        from .formats import ParamFile
+
+        spec = self.spec(role)
+        f = self.fetched([role])[role]
+        return Source(
+            role=role,
+            file=ParamFile(file=spec.path, format=spec.format),
+            repo=spec.repo,
+            commit=f.entry.commit,
+            path=spec.path,
+            sha256=f.entry.sha256,
+        )
 
     def classifier(self, sources: list[Source] | None = None) -> Classifier:
         metas = list(self.metadata_by_firmware.values())

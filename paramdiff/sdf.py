@@ -150,7 +150,7 @@ def read_channels(data: bytes, file: str) -> tuple[list[Channel], list[Fact]]:
     if not blocks:
         raise InputError(
             "no ArduPilotPlugin in this SDF",
-            "pass the model.sdf whose <plugin filename=\"ArduPilotPlugin\"> drives the vehicle",
+            'pass the model.sdf whose <plugin filename="ArduPilotPlugin"> drives the vehicle',
             file=file,
             line=1,
         )
@@ -178,7 +178,7 @@ def read_channels(data: bytes, file: str) -> tuple[list[Channel], list[Fact]]:
             joint, _ = _child_text(control, "jointName")
             if not joint:
                 raise InputError(
-                    f"<control channel=\"{number}\"> has no <jointName>",
+                    f'<control channel="{number}"> has no <jointName>',
                     "name the joint this channel drives",
                     file=file,
                     line=line,

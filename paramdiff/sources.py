@@ -118,7 +118,9 @@ class Config:
 def check_relpath(value: Any, doc: YamlDoc, path: KeyPath) -> str:
     """A repository-relative POSIX path: no absolute paths, no '..', no control characters."""
     if not isinstance(value, str) or not value.strip():
-        raise doc.error(path, f"'{key_name(path)}' must be a non-empty path", "write a relative path")
+        raise doc.error(
+            path, f"'{key_name(path)}' must be a non-empty path", "write a relative path"
+        )
     if CONTROL_RE.search(value) or "\\" in value:
         raise doc.error(
             path,
@@ -227,7 +229,9 @@ def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
         )
     lenient = raw.get("lenient", False)
     if not isinstance(lenient, bool):
-        raise doc.error((*path, "lenient"), "'lenient' must be true or false", "write true or false")
+        raise doc.error(
+            (*path, "lenient"), "'lenient' must be true or false", "write true or false"
+        )
     return SourceSpec(
         role=role,
         repo=check_repo(raw["repo"], doc, (*path, "repo")),
@@ -331,8 +335,12 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         pins=pins,
         joint_roles=joint_roles,
         script_params=tuple(scripts),
-        overlay=check_relpath(raw["overlay"], doc, (*path, "overlay")) if "overlay" in raw else None,
-        derived=check_relpath(raw["derived"], doc, (*path, "derived")) if "derived" in raw else None,
+        overlay=check_relpath(raw["overlay"], doc, (*path, "overlay"))
+        if "overlay" in raw
+        else None,
+        derived=check_relpath(raw["derived"], doc, (*path, "derived"))
+        if "derived" in raw
+        else None,
         report=check_relpath(raw["report"], doc, (*path, "report")) if "report" in raw else None,
         target_models=tuple(targets),
         frames=frames,

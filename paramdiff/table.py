@@ -115,7 +115,9 @@ class Classifier:
 
     def _classify(self, name: str) -> tuple[str, str]:
         for cat in self.categories:
-            selectors = cat.params or cat.calibration_list or cat.metadata_flags or cat.script_defined
+            selectors = (
+                cat.params or cat.calibration_list or cat.metadata_flags or cat.script_defined
+            )
             if cat.calibration_list and self._calibration_listed(name):
                 return cat.name, cat.rule
             if cat.metadata_flags and any(

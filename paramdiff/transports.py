@@ -298,7 +298,9 @@ class MirrorTransport:
                 f"{target} does not exist in the mirror", "refresh the mirror or check the path"
             ) from None
         except OSError as exc:
-            raise TransportError(f"cannot read {target}: {exc.strerror}", "check the mirror") from None
+            raise TransportError(
+                f"cannot read {target}: {exc.strerror}", "check the mirror"
+            ) from None
 
     def manifest(self) -> dict[str, Any]:
         with self._guard:

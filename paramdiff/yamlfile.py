@@ -42,7 +42,9 @@ def load_yaml(data: bytes, file: str) -> YamlDoc:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ConfigError("not UTF-8 text", "save the file as UTF-8", file=file, line=line) from None
+        raise ConfigError(
+            "not UTF-8 text", "save the file as UTF-8", file=file, line=line
+        ) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         value = yaml.safe_load(text)

@@ -1,0 +1,120 @@
+"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .channels import channel_findings
+from .errors import ConfigError, ParamdiffError, StaleOverlayError
+from .localfiles import read_local
+from .lock import read_lock, require_entry
+from .project import PinContext
+from .sdf import read_channels
+from .sinks import check_file
+
+
+@dataclass
+class CheckOutcome:
+    findings: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    passed: list[str] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def fail(self, finding: str, fix: str) -> None:
+        self.findings.append(finding)
+        if fix not in self.fixes:
+            self.fixes.append(fix)
+
+
+def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
+    from .derive import build, render
+    from .layers import excluded_categories, sitl_layers, unchosen
+    from .report import gather, render_report
+    from .validate import ERROR, validate
+
+    out = CheckOutcome()
+    profile, pin = ctx.profile.name, ctx.pin
+    fetch_fix = f"paramdiff fetch --profile {profile} --pin {pin} --update"
+    lock = read_lock(ctx.config.root)
+    for spec in ctx.specs.values():
+        try:
+            require_entry(lock, profile, pin, spec)
+        except ConfigError as exc:
+            out.fail(exc.what, fetch_fix)
+    if out.findings:
+        return out  # nothing below can be trusted without a consistent lock
+    out.passed.append("sources.lock matches sources.yaml")
+    try:
+        derived = build(ctx)
+    except StaleOverlayError as exc:
+        out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay")
+        return out
+    out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
+    regenerate = derived.regenerate
+    result = check_file(ctx.config.root / derived.target, render(derived), derived.target)
+    if result.up_to_date:
+        out.passed.append(f"{derived.target} is up to date")
+    else:
+        out.fail(f"{derived.target} differs from what derive writes", regenerate)
+        out.diffs.append(result.diff)
+    report_path = ctx.profile.report_path(pin)
+    inputs = gather(ctx, derived)
+    if report_path:
+        result = check_file(ctx.config.root / report_path, render_report(inputs), report_path)
+        if result.up_to_date:
+            out.passed.append(f"{report_path} is up to date")
+        else:
+            out.fail(
+                f"{report_path} differs from what report writes",
+                f"paramdiff report --profile {profile} --pin {pin}",
+            )
+            out.diffs.append(result.diff)
+    if ctx.metadata is not None:
+        from .derive import render as render_lines
+        from .formats import parse_params
+
+        text = "".join(line + "\n" for line in render_lines(derived)).encode()
+        problems = validate(parse_params(text, derived.target), ctx.metadata, ctx.classifier())
+        advisory = [p for p in problems if p.severity != ERROR]
+        for p in problems:
+            if p.severity == ERROR:
+                out.fail(f"validate: {p}", f"fix the value with a delta in {derived.overlay.file}")
+        if advisory:
+            out.warnings.append(
+                f"{len(advisory)} shipped value(s) fall outside the metadata's advisory "
+                f"range/enum/bits (e.g. {advisory[0].param.name}); list them with: "
+                f"paramdiff validate {derived.target}"
+            )
+        if not [p for p in problems if p.severity == ERROR]:
+            out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
+    if ctx.profile.sitl_frame:
+        layers = sitl_layers(ctx, derived)
+        flags, _ = unchosen(ctx, layers, excluded_categories(derived))
+        for f in flags:
+            out.fail(
+                f"layers: {f}",
+                f"carry {f.effective.name} in the derived file (select it "
+                f"in {derived.overlay.file}) or add a delta with a reason",
+            )
+        if not flags:
+            out.passed.append(f"no frame default of {layers.frame} survives unchosen")
+    targets = [ctx.config.root / t for t in ctx.profile.target_models] + list(models or [])
+    params = derived.params()
+    for model in targets:
+        name = model.as_posix()
+        try:
+            channels, _ = read_channels(read_local(model), name)
+        except ParamdiffError:
+            raise
+        findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
+        for f in findings:
+            out.fail(
+                f"{name}: {f}",
+                f"fix the <control> blocks of {name} (jointName, servo_min/servo_max, "
+                f"offset, multiplier sign) or add a delta in {derived.overlay.file}",
+            )
+        if not findings:
+            out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
+    return out
