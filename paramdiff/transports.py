@@ -87,13 +87,13 @@ class HttpClient:
             except requests.Timeout:
                 last = f"timed out after {s.read_timeout:g}s"
                 continue
-            except requests.ConnectionError as exc:
-                last = f"connection failed ({_reason(exc)})"
+            except requests.RequestException as exc:
                 if "IncompleteRead" in str(exc) or "Connection broken" in str(exc):
                     last = "the body was truncated (connection closed early)"
-                continue
-            except requests.RequestException as exc:
-                last = f"request failed ({_reason(exc)})"
+                elif isinstance(exc, requests.ConnectionError):
+                    last = f"connection failed ({_reason(exc)})"
+                else:
+                    last = f"request failed ({_reason(exc)})"
                 continue
             if resp.status_code == 404:
                 raise TransportError(
@@ -250,7 +250,9 @@ class GitTransport:
             try:
                 blob = bare.git.execute(["git", "rev-parse", "--verify", f"{commit}:{path}"])
                 data = bare.git.execute(
-                    ["git", "cat-file", "blob", str(blob).strip()], stdout_as_string=False
+                    ["git", "cat-file", "blob", str(blob).strip()],
+                    stdout_as_string=False,
+                    strip_newline_in_stdout=False,
                 )
             except git.GitCommandError:
                 raise TransportError(

@@ -1,0 +1,226 @@
+"""Fetch over real transports: a local HTTP server (mirror layout), a mirror folder, local git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+
+from conftest import C2, M1, build_mirror, small_upstream, tree_bytes
+from paramdiff.cache import Cache
+from paramdiff.cli import main
+from paramdiff.errors import FetchError
+from paramdiff.fetch import TransportChoice, fetch
+from paramdiff.sources import load_config
+from paramdiff.transports import GitTransport, HttpClient, HttpSettings, MirrorTransport
+
+
+def run(args: list[str], root: Path, cache: Path) -> object:
+    return CliRunner().invoke(
+        main, [*args, "--root", str(root), "--cache-dir", str(cache)], catch_exceptions=False
+    )
+
+
+def fast_client() -> HttpClient:
+    return HttpClient(HttpSettings(connect_timeout=1, read_timeout=0.5, retries=2, backoff=0.01))
+
+
+def do_fetch(root: Path, cache: Path, mirror: str, update: bool = False) -> object:
+    config = load_config(root)
+    choice = TransportChoice(cache_dir=cache, mirror=mirror)
+    if mirror.startswith("http"):
+        choice._made["mirror"] = MirrorTransport(mirror, fast_client())
+    return fetch(config, config.profile(None), None, Cache(cache), choice, update=update)
+
+
+def test_fetch_writes_verified_lock_from_mirror_dir(project: Path, tmp_path: Path) -> None:
+    result = run(["fetch", "--mirror", str(tmp_path / "mirror")], project, tmp_path / "cache")
+    assert result.exit_code == 0, result.output
+    lock = (project / "sources.lock").read_text()
+    assert f"commit: {C2}" in lock and f"commit: {M1}" in lock
+    assert "downloaded" in result.output and "sources.lock written" in result.output
+
+
+def test_warm_fetch_makes_zero_requests(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert any(p.startswith("/raw/") for p in http_mirror.log)
+    http_mirror.log.clear()
+    # A second process: a fresh transport, same lock and cache.
+    result = do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert http_mirror.log == []
+    assert {r.status for r in result.roles} == {"cached"}
+
+
+def test_retry_after_500_gives_the_same_result(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    path = f"/raw/acme/params/{C2}/boats/hw.params"
+    http_mirror.faults[path] = [500]
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert http_mirror.log.count(path) == 2
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "sources.yaml").write_bytes((project / "sources.yaml").read_bytes())
+    do_fetch(clean, tmp_path / "cache2", http_mirror.url)
+    assert (clean / "sources.lock").read_bytes() == (project / "sources.lock").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ([404], "HTTP 404"),
+        ([500, 500, 500], "failed after 3 attempts: HTTP 500"),
+        (["slow", "slow", "slow"], "timed out"),
+        (["truncate", "truncate", "truncate"], "truncated"),
+        (["wrong"], "sha256 mismatch"),
+    ],
+)
+def test_fetch_faults_leave_lock_untouched(
+    project: Path, tmp_path: Path, http_mirror, fault: list[object], message: str
+) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    before = tree_bytes(project)
+    path = f"/raw/acme/params/{C2}/boats/hw.params"
+    http_mirror.faults[path] = list(fault)
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "fresh-cache", http_mirror.url)
+    assert message in str(err.value)
+    assert "hardware (acme/params@master" in str(err.value)
+    assert tree_bytes(project) == before
+
+
+def test_connection_refused(project: Path, tmp_path: Path) -> None:
+    with pytest.raises(FetchError, match="connection failed"):
+        do_fetch(project, tmp_path / "cache", "http://127.0.0.1:9")
+    assert not (project / "sources.lock").exists()
+
+
+def test_tampered_mirror_file_is_refused(project: Path, tmp_path: Path) -> None:
+    mirror = tmp_path / "mirror"
+    (mirror / "raw" / "acme/params" / C2 / "boats/hw.params").write_bytes(b"FRAME_CLASS 1\n")
+    result = CliRunner().invoke(
+        main, ["fetch", "--mirror", str(mirror), "--root", str(project), "--cache-dir",
+               str(tmp_path / "c")]
+    )
+    assert result.exit_code == 2
+    assert "sha256 mismatch — the source's manifest says" in result.output
+    assert not (project / "sources.lock").exists()
+
+
+def test_hand_edited_lock_is_refused_and_unchanged(project: Path, tmp_path: Path) -> None:
+    mirror = str(tmp_path / "mirror")
+    assert run(["fetch", "--mirror", mirror], project, tmp_path / "c").exit_code == 0
+    lock = project / "sources.lock"
+    text = lock.read_text()
+    sha = text.split("sha256: ")[1].split()[0]
+    lock.write_text(text.replace(sha, "f" * 64, 1))
+    edited = lock.read_bytes()
+    result = CliRunner().invoke(
+        main, ["fetch", "--mirror", mirror, "--root", str(project), "--cache-dir",
+               str(tmp_path / "c2")]
+    )
+    assert result.exit_code == 2
+    assert "sha256 mismatch — sources.lock says ffffffffffffffff…" in result.output
+    assert lock.read_bytes() == edited
+
+
+def test_unknown_ref_and_missing_path(project: Path, tmp_path: Path) -> None:
+    yaml_path = project / "sources.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("ref: main", "ref: nope"))
+    result = run(["fetch", "--mirror", str(tmp_path / "mirror")], project, tmp_path / "c")
+    assert result.exit_code == 2
+    assert "Error: sitl_models (acme/models@nope boat/model.sdf): ref 'nope' does not exist" in (
+        result.output
+    )
+    yaml_path.write_text(yaml_path.read_text().replace("ref: nope", "ref: main").replace(
+        "boat/model.sdf", "boat/missing.sdf"))
+    result = run(["fetch", "--mirror", str(tmp_path / "mirror")], project, tmp_path / "c")
+    assert "boat/missing.sdf does not exist at commit abababababab in the mirror" in result.output
+
+
+def test_update_reports_old_and_new_commit(project: Path, tmp_path: Path) -> None:
+    mirror = tmp_path / "mirror"
+    yaml_path = project / "sources.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("ref: master", "ref: master"))
+    run(["fetch", "--mirror", str(mirror)], project, tmp_path / "c")
+    upstream = small_upstream()
+    upstream["acme/params"]["branches"] = {"master": "c1" * 20}
+    build_mirror(mirror, upstream)
+    result = run(["fetch", "--update", "--mirror", str(mirror)], project, tmp_path / "c")
+    assert result.exit_code == 0, result.output
+    assert "c2c2c2c2c2c2 -> c1c1c1c1c1c1, file changed" in result.output
+    assert "hardware: 1 parameters changed upstream" in result.output
+
+
+def test_offline_uses_cache_and_fails_clearly(project: Path, tmp_path: Path) -> None:
+    run(["fetch", "--mirror", str(tmp_path / "mirror")], project, tmp_path / "c")
+    assert run(["fetch", "--offline"], project, tmp_path / "c").exit_code == 0
+    result = run(["fetch", "--offline"], project, tmp_path / "empty")
+    assert result.exit_code == 2
+    assert "is not in the cache and --offline forbids the network" in result.output
+
+
+# --------------------------------------------------------------------------- git transport
+
+
+def make_repo(path: Path) -> tuple[git.Repo, str, str]:
+    repo = git.Repo.init(path, initial_branch="master")
+    (path / "boats").mkdir()
+    (path / "boats" / "hw.params").write_text("FRAME_CLASS 2\n")
+    repo.index.add(["boats/hw.params"])
+    first = repo.index.commit("first").hexsha
+    (path / "boats" / "hw.params").write_text("FRAME_CLASS 2\nWP_RADIUS 1\n")
+    repo.index.add(["boats/hw.params"])
+    second = repo.index.commit("second").hexsha
+    repo.create_tag("v1", ref=first)
+    return repo, first, second
+
+
+def test_git_transport_resolves_and_reads_blobs(tmp_path: Path) -> None:
+    make_repo(tmp_path / "repos" / "acme" / "params.git")
+    base = (tmp_path / "repos").as_uri()
+    transport = GitTransport(tmp_path / "cache", base)
+    head = transport.resolve("acme/params", "master")
+    tag = transport.resolve("acme/params", "v1")
+    assert head != tag
+    got = transport.get("acme/params", tag, "boats/hw.params")
+    assert got.data == b"FRAME_CLASS 2\n"
+    from paramdiff.transports import git_blob_id
+
+    assert got.blob == git_blob_id(got.data)
+    with pytest.raises(FetchError, match="does not exist at commit"):
+        transport.get("acme/params", tag, "boats/none.params")
+    with pytest.raises(FetchError, match="ref 'nope' does not exist"):
+        transport.resolve("acme/params", "nope")
+
+
+def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
+    _, _, second = make_repo(tmp_path / "repos" / "acme" / "params.git")
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "sources.yaml").write_text(
+        "version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
+        "          repo: acme/params\n          ref: master\n          path: boats/hw.params\n"
+        "          transport: git\n"
+    )
+    result = run(["fetch", "--git-base", (tmp_path / "repos").as_uri()], root, tmp_path / "c")
+    assert result.exit_code == 0, result.output
+    assert f"commit: {second}" in (root / "sources.lock").read_text()
+
+
+def test_ref_that_looks_like_an_option_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "sources.yaml").write_text(
+        "version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
+        "          repo: acme/params\n          ref: --upload-pack=touch /tmp/x\n"
+        "          path: a.params\n"
+    )
+    result = run(["fetch"], root, tmp_path / "c")
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "Error: sources.yaml:8: 'profiles.b.pins.1.hardware.ref' is not a safe git ref"
+    )
