@@ -68,5 +68,7 @@ class DriftError(ParamdiffError):
 
     @property
     def message(self) -> str:
+        if len(self.findings) == 1:
+            return f"{self.findings[0]} — {self.fix}"
         body = "\n".join(f"  - {f}" for f in self.findings)
         return f"{self.what}:\n{body}\nFix: {self.fix}"

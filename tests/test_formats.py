@@ -1,0 +1,141 @@
+"""Parsers: every format to one table, provenance kept, nothing dropped silently."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES
+from paramdiff.errors import InputError
+from paramdiff.formats import (
+    format_value,
+    parse_params,
+    same_value,
+    write_rows,
+)
+
+
+def test_blueos_params_header_and_provenance() -> None:
+    f = parse_params((FIXTURES / "hardware.params").read_bytes(), "hw.params")
+    assert f.format == "params"
+    assert f.header == {"Date": "Tue Jul 21 2026", "Vehicle": "Surface Boat",
+                        "Platform": "navigator", "Version": "4.7.0-BETA"}
+    p = f.params["SERVO1_FUNCTION"]
+    assert (p.value, p.text, p.file, p.line) == (74.0, "74", "hw.params", 8)
+    assert f.params["MOT_THST_ASYM"].value == 1.6
+
+
+def test_mission_planner_crlf_and_qgc_types() -> None:
+    mp = parse_params((FIXTURES / "mp.param").read_bytes(), "x.param")
+    assert mp.format == "mp"
+    assert [(p.name, p.value, p.line) for p in mp.params.values()] == [
+        ("FRAME_CLASS", 2.0, 1), ("SERVO1_FUNCTION", 74.0, 2), ("CRUISE_SPEED", 1.5, 3)]
+    qgc = parse_params((FIXTURES / "qgc.params").read_bytes(), "q.params")
+    assert qgc.format == "qgc"
+    assert qgc.params["SERVO1_FUNCTION"].mav_type == 4
+    assert qgc.params["CRUISE_SPEED"].line == 10
+
+
+def test_bom_inline_comment_and_no_trailing_newline() -> None:
+    f = parse_params(b"\xef\xbb\xbfWP_RADIUS 2 # metres\nWP_SPEED\t1.5", "a.parm")
+    assert f.params["WP_RADIUS"].comment == "metres"
+    assert f.params["WP_SPEED"].value == 1.5
+
+
+def test_blueos_includes_resolve_relative_and_later_wins() -> None:
+    root = FIXTURES / "blueos"
+    main = "4.7/navigator/Heavy Test.params"
+
+    def read(path: str) -> bytes:
+        return (root / path).read_bytes()
+
+    f = parse_params(read(main), main, read_include=read)
+    assert f.format == "blueos"
+    ahrs = f.params["AHRS_ORIENTATION"]
+    assert (ahrs.value, ahrs.file, ahrs.line) == (0.0, main, 7)
+    assert [(str(o), t) for o, t in ahrs.overrides] == [("hardware/board.params:1", "16")]
+    frame = f.params["FRAME_CONFIG"]
+    assert frame.file == "4.7/base.params"
+    assert [str(o) for o in frame.chain] == [f"{main}:2"]
+    assert f.params["SERIAL0_PROTOCOL"].comment == "MAVLink2"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"SIM_TIDE_0.5\n", "x.parm:1: 'SIM_TIDE_0.5' is not a parameter line (NAME VALUE) — "
+                            "write NAME VALUE, or comment the line out with #"),
+        (b"A 1\nSERVO1_FUNCTION_X 2\n", "x.parm:2: name 'SERVO1_FUNCTION_X' is 17 characters; "
+                                        "ArduPilot names are at most 16"),
+        (b"servo1_trim 1500\n", "x.parm:1: name 'servo1_trim' is not a parameter name"),
+        (b"WP_RADIUS nan\n", "x.parm:1: WP_RADIUS: value 'nan' is not a finite number"),
+        (b"WP_RADIUS 1.2.3\n", "x.parm:1: WP_RADIUS: value '1.2.3' is not a number"),
+        (b"WP_RADIUS 0x1G\n", "x.parm:1: WP_RADIUS: value '0x1G' is not a number"),
+        (b"WP_RADIUS 1\nWP_RADIUS 2\n", "x.parm:2: WP_RADIUS is set twice with different values: "
+                                        "1 at x.parm:1 and 2 here"),
+        (b"", "x.parm:1: file is empty"),
+        (b"A 1\n\x00\x01", "x.parm:2: binary data (NUL byte)"),
+        (b"A 1\nB \xff\n", "x.parm:2: not UTF-8 text"),
+    ],
+)
+def test_error_classes(data: bytes, message: str) -> None:
+    with pytest.raises(InputError) as err:
+        parse_params(data, "x.parm", "params")
+    assert str(err.value).startswith(message)
+    assert " — " in str(err.value)
+
+
+def test_lenient_keeps_warnings_and_duplicates_warn() -> None:
+    f = parse_params(b"FRAME_CLASS 2\nSIM_TIDE_0.5\nFRAME_CLASS 2\n", "m.parm", lenient=True)
+    assert list(f.params) == ["FRAME_CLASS"]
+    assert [str(w).split(" — ")[0] for w in f.warnings] == [
+        "m.parm:2: 'SIM_TIDE_0.5' is not a parameter line (NAME VALUE)",
+        "m.parm:3: FRAME_CLASS is set again to the same value (first at m.parm:1)",
+    ]
+
+
+def test_qgc_four_columns() -> None:
+    with pytest.raises(InputError, match="q:2: QGC line has 4 tab-separated columns, expected 5"):
+        parse_params(b"# Onboard parameters\n1\t1\tA\t1\n", "q", "qgc")
+
+
+def test_float32_equality_and_human_values() -> None:
+    assert same_value(0.1, 0.100000001)
+    assert not same_value(0.1, 0.1001)
+    assert [format_value(v) for v in (1.0, 0.2, 1500.0, 1.6, 1e-05, -0.3397)] == [
+        "1", "0.2", "1500", "1.6", "0.00001", "-0.3397"]
+
+
+@pytest.mark.parametrize("fmt", ["params", "mp", "qgc"])
+def test_round_trip_every_format(fmt: str) -> None:
+    original = parse_params((FIXTURES / "hardware.params").read_bytes(), "hw.params")
+    text = "\n".join(write_rows(original.params.values(), fmt)).encode()
+    again = parse_params(text, "out", fmt)
+    assert {n: p.value for n, p in again.params.items()} == {
+        n: p.value for n, p in original.params.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_bytes_parse_or_raise_input_error(data: bytes) -> None:
+    for fmt in ("auto", "params", "mp", "qgc", "blueos"):
+        try:
+            parse_params(data, "fuzz", fmt)
+        except InputError as exc:
+            assert str(exc).startswith("fuzz")
+
+
+names = st.from_regex(r"[A-Z][A-Z0-9_]{0,15}", fullmatch=True)
+values = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(
+    lambda v: float(format_value(v)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(names, values, min_size=1, max_size=20), st.sampled_from(["params", "mp"]))
+def test_round_trip_property(table: dict[str, float], fmt: str) -> None:
+    from paramdiff.formats import Param
+
+    rows = [Param(n, v, format_value(v), "f", i) for i, (n, v) in enumerate(table.items(), 1)]
+    parsed = parse_params("\n".join(write_rows(rows, fmt)).encode(), "f", fmt)
+    assert all(same_value(parsed.params[n].value, v) for n, v in table.items())
