@@ -163,16 +163,14 @@ def select(
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
     df = comp.frame
-    return [
-        [
-            name,
-            *(comp.cell(r, name) for r in comp.roles),
-            df.at[name, "status"],
-            df.at[name, "category"],
-            df.at[name, "display_name"],
-        ]
-        for name in names
-    ]
+    info = dict(
+        zip(
+            df.index,
+            zip(df["status"], df["category"], df["display_name"], strict=True),
+            strict=True,
+        )
+    )
+    return [[name, *(comp.cell(r, name) for r in comp.roles), *info[name]] for name in names]
 
 
 def render(
@@ -203,7 +201,12 @@ def render(
     summary = ", ".join(f"{n} {s}" for s, n in sorted(dict(counts).items()))
     yield f"{len(names)} parameters shown: {summary or 'none'}"
     yield ""
-    table = tabulate(_rows(comp, names), headers=headers, tablefmt="github" if md else "simple")
+    table = tabulate(
+        _rows(comp, names),
+        headers=headers,
+        tablefmt="github" if md else "simple",
+        disable_numparse=True,
+    )
     yield from table.splitlines()
     if comp.facts:
         yield ""

@@ -384,7 +384,8 @@ def _parse_blueos(
         if inc:
             target = inc.group(1) if inc.group(1) is not None else inc.group(2)
             path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
-            if path.startswith("../") or path == ".." or posixpath.isabs(target):
+            climbs = path.startswith("../") or path == ".."
+            if (climbs and not file.startswith("../")) or posixpath.isabs(target):
                 col.problem(
                     file, n, f"%include '{target}' leaves the repository", "fix the include path"
                 )

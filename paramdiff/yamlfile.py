@@ -10,6 +10,8 @@ import yaml
 from .errors import ConfigError
 
 KeyPath = tuple[str | int, ...]
+# The C-accelerated safe loader when libyaml is present; both build plain data only.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -46,8 +48,8 @@ def load_yaml(data: bytes, file: str) -> YamlDoc:
             "not UTF-8 text", "save the file as UTF-8", file=file, line=line
         ) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        value = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=SAFE_LOADER)
+        value = yaml.load(text, Loader=SAFE_LOADER)  # a safe loader: plain data only
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1

@@ -1,0 +1,142 @@
+"""The real pin 4.7 from ../shared/upstream (skipped, saying so, when the mirror is absent)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES, ROOT
+from paramdiff.cli import main
+
+COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A fresh copy of the committed project, fetched from the mirror with an empty cache."""
+    mirror = ROOT.parent / "shared" / "upstream"
+    if not (mirror / "MANIFEST.json").exists():
+        pytest.skip(f"no upstream mirror at {mirror} (integration tests need ../shared)")
+    base = tmp_path_factory.mktemp("checkout")
+    for name in COMMITTED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, base / name)
+        else:
+            shutil.copy(src, base / name)
+    (base / "sources.lock").unlink()
+    loc = ["--root", str(base), "--cache-dir", str(base / ".cache"), "--mirror", str(mirror)]
+    result = CliRunner().invoke(main, ["fetch", "--pin", "4.7", *loc])
+    assert result.exit_code == 0, result.output
+    return base, loc
+
+
+def invoke(*args: str) -> object:
+    return CliRunner().invoke(main, list(args))
+
+
+def test_fresh_fetch_reproduces_the_committed_lock(checkout: tuple[Path, list[str]]) -> None:
+    base, _ = checkout
+    lock = (base / "sources.lock").read_text()
+    assert lock == (ROOT / "sources.lock").read_text()
+    for commit in ("d0aedc92e37187df5366c0dd9a6b9fc876d518c5",
+                   "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e",
+                   "48513edd82350bdf4e915a1cbee16ebb0e3b3557"):
+        assert f"commit: {commit}" in lock
+    assert "sha256: ade90628be18" in lock
+
+
+def test_three_way_rows_read_off_the_files(checkout: tuple[Path, list[str]]) -> None:
+    _, loc = checkout
+    out = invoke("compare", "three-way", *loc, "--format", "csv")
+    rows = {ln.split(",")[0]: ln.split(",") for ln in out.output.splitlines()}
+    assert rows["SERVO1_FUNCTION"][1:5] == ["74", "26", "73", "differs"]
+    assert rows["SERVO1_MIN"][1:5] == ["1100", "1000", "1000", "differs"]
+    assert rows["SERVO3_REVERSED"][1:5] == ["1", "0", "0", "differs"]
+    assert rows["MOT_THST_ASYM"][1:5] == ["1.6", "1", "", "differs"]
+    assert rows["ARMING_SKIPCHK"][1:5] == ["1043938", "", "", "only in hardware"]
+    assert rows["ARMING_CHECK"][1:5] == ["", "1", "", "only in sitl"]
+    assert rows["AHRS_ORIENTATION"][5] == "board"
+    nl = [r for n, r in rows.items() if n.startswith("NL_")]
+    assert len(nl) == 52 and {r[5] for r in nl} == {"script"}
+    text = invoke("compare", "three-way", *loc, "--param", "SERVO1_FUNCTION").output
+    assert "74 (ThrottleRight)" in text and "26 (GroundSteering)" in text
+    assert "only firmware 4.6 defines: ARMING_CHECK" in text
+    assert "only firmware 4.7 defines: " in text and "ARMING_SKIPCHK" in text
+
+
+def test_committed_outputs_are_the_golden_files(checkout: tuple[Path, list[str]]) -> None:
+    """derive/report output == the committed files (regenerate: see README, goldens)."""
+    _, loc = checkout
+    out = invoke("check", "--pin", "4.7", *loc)
+    assert out.exit_code == 0, out.output
+    assert "ok    blueboat 4.7: derived/blueboat_sitl.params is up to date" in out.output
+    assert "ok    blueboat 4.7: reports/blueboat-4.7.md is up to date" in out.output
+    assert "ok    blueboat 4.7: no frame default of rover-skid survives unchosen" in out.output
+    report = (ROOT / "reports/blueboat-4.7.md").read_text()
+    assert "port and starboard swapped" in report
+    assert "| `SERVO3_REVERSED` | 1 (BlueBoat120.params:867) | 0 |" in report
+
+
+def test_check_against_sitl_models_fails_channel_by_channel(
+    checkout: tuple[Path, list[str]],
+) -> None:
+    _, loc = checkout
+    model = (ROOT.parent / "shared/upstream/raw/ArduPilot/SITL_Models/"
+             "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e/Gazebo/models/blueboat/model.sdf")
+    out = invoke("check", *loc, "--model", str(model))
+    assert out.exit_code == 1
+    assert ("channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73 "
+            "(ThrottleLeft), but SERVO1_FUNCTION is 74 (ThrottleRight)") in out.output
+    assert "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX " \
+           "1100–1900" in out.output
+    good = invoke("check", *loc, "--model", str(FIXTURES / "model_matching.sdf"))
+    assert good.exit_code == 1 or good.exit_code == 0
+    assert "model_matching.sdf: 2 channel(s) agree with derived/blueboat_sitl.params" in good.output
+
+
+def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]]) -> None:
+    base, loc = checkout
+    derived = base / "derived/blueboat_sitl.params"
+    original = derived.read_bytes()
+    derived.write_bytes(original.replace(b"CRUISE_SPEED     1 ", b"CRUISE_SPEED     2 "))
+    out = invoke("check", *loc)
+    assert out.exit_code == 1
+    assert "derived/blueboat_sitl.params differs from what derive writes — paramdiff derive " \
+           "--profile blueboat --pin 4.7" in out.output
+    derived.write_bytes(original)
+    overlay = base / "overlays/blueboat_sitl.yaml"
+    text = overlay.read_text()
+    overlay.write_text(text.replace("was: 1510", "was: 1520", 1))
+    out = invoke("check", *loc)
+    overlay.write_text(text)
+    assert out.exit_code == 1
+    assert "overlays/blueboat_sitl.yaml:50: delta SERVO1_TRIM is stale: written against 1520, but hardware at d0aedc92e371 now has 1510 (params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
+
+
+def test_layers_show_frame_defaults_and_flag_unchosen(checkout: tuple[Path, list[str]],
+                                                      tmp_path: Path) -> None:
+    _, loc = checkout
+    out = invoke("layers", *loc)
+    assert out.exit_code == 0, out.output
+    line = next(ln for ln in out.output.splitlines() if ln.startswith("SERVO1_FUNCTION"))
+    assert "74" in line and "73 @ rover-skid.parm:4" in line
+    partial = tmp_path / "partial.params"
+    partial.write_text("SERVO1_FUNCTION 74\nSERVO3_FUNCTION 73\n")
+    out = invoke("layers", *loc, str(partial))
+    assert "WP_RADIUS runs 3 from rover.parm:35 (frame default) but the hardware sets 1" in out.output
+    assert "CRUISE_THROTTLE runs 75 from rover-skid.parm:3" in out.output
+
+
+def test_validate_flags_unknown_names(checkout: tuple[Path, list[str]], tmp_path: Path) -> None:
+    _, loc = checkout
+    f = tmp_path / "v.params"
+    f.write_text("ARMING_CHECK 1\nSERVO1_FUNCTION 999\n")
+    out = invoke("validate", *loc, str(f))
+    assert out.exit_code == 1
+    assert "v.params:1: ARMING_CHECK is not a 4.7 parameter: ArduPilot would silently ignore it" \
+        in out.output
+    assert "SERVO1_FUNCTION 999 is not one of its values" in out.output
