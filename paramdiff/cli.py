@@ -437,5 +437,28 @@ def validate(file: Path, lenient: bool, strict: bool, **kw: Any) -> None:
     click.echo(f"{file}: {len(src.file.params)} parameters valid for {meta.file}")
 
 
+@main.command()
+@pin_options
+@click.argument("param")
+@click.option("--role", default="hardware", show_default=True)
+@handle_errors
+def history(param: str, role: str, **kw: Any) -> None:
+    """PARAM (a name or glob) at every upstream commit that changed the role's file."""
+    from tabulate import tabulate
+
+    from .history import history as do_history
+
+    opts = _options(kw)
+    rows = do_history(opts, kw["profile"], kw["pin"], role, param)
+    click.echo(
+        tabulate(
+            rows,
+            headers=["commit", "date", "subject", param],
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

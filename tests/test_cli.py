@@ -130,3 +130,12 @@ def test_diff_n_way_and_bad_input(tmp_path: Path) -> None:
     assert "Traceback" not in out.output
     ok = invoke("show", str(bad), "--lenient")
     assert ok.exit_code == 0 and "is not a parameter line" in ok.output
+
+
+def test_history_walks_the_mirror_commits(fetched: tuple[Path, list[str]]) -> None:
+    _, loc = fetched
+    out = invoke("history", "WP_RADIUS", *loc)
+    assert out.exit_code == 0, out.output
+    rows = [ln.split() for ln in out.output.splitlines()[2:]]
+    assert [(r[0], r[-1]) for r in rows] == [("c1c1c1c1c1c1", "WP_RADIUS=2"),
+                                             ("c2c2c2c2c2c2", "WP_RADIUS=1")]
