@@ -180,15 +180,20 @@ def _print_comparison(comp: Any, fmt: str, title: str | None, **kw: Any) -> None
     _echo_lines(render(comp, fmt, names, title))
 
 
+def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """How to read local files: their format, and whether bad lines are warnings."""
+    f = click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")(f)
+    return click.option(
+        "--input-format",
+        type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
+        default="auto",
+        show_default=True,
+    )(f)
+
+
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--input-format",
-    type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
-    default="auto",
-    show_default=True,
-)
-@click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")
+@input_options
 @click.option(
     "--as",
     "as_format",
@@ -214,13 +219,7 @@ def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **
 @click.argument(
     "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-@click.option(
-    "--input-format",
-    type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
-    default="auto",
-    show_default=True,
-)
-@click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")
+@input_options
 @table_options
 @handle_errors
 def diff(files: tuple[Path, ...], input_format: str, lenient: bool, **kw: Any) -> None:

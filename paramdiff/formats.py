@@ -285,18 +285,24 @@ def _split_comment(line: str, marker: str) -> tuple[str, str]:
     return body.strip(), comment.strip() if sep else ""
 
 
-def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
-    """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``), Mission Planner (``NAME,VALUE``)."""
-    seen_param = False
+def _content_lines(lines: list[str], col: _Collector) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every non-blank, non-comment line; ``# Key: value`` header
+    comments before the first parameter become the file's header."""
     for n, raw in enumerate(lines, 1):
         stripped = raw.strip()
         if not stripped:
             continue
         if stripped.startswith("#"):
             m = HEADER_RE.match(stripped)
-            if m and not seen_param:
+            if m and not col.out.params:
                 col.out.header[m.group(1)] = m.group(2)
             continue
+        yield n, stripped
+
+
+def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
+    """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``), Mission Planner (``NAME,VALUE``)."""
+    for n, stripped in _content_lines(lines, col):
         body, comment = _split_comment(stripped, "#")
         tokens = [t for t in PARAMS_SPLIT.split(body) if t]
         if len(tokens) < 2:
@@ -317,22 +323,13 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
             continue
         row = col.value_row(file, n, tokens[0], tokens[1], comment)
         if row:
-            seen_param = True
             col.add(row)
 
 
 def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
     """QGroundControl: ``sysid<TAB>compid<TAB>NAME<TAB>VALUE<TAB>TYPE`` under ``#`` headers."""
-    for n, raw in enumerate(lines, 1):
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("#"):
-            m = HEADER_RE.match(stripped)
-            if m:
-                col.out.header[m.group(1)] = m.group(2)
-            continue
-        fields = [f.strip() for f in raw.strip("\r\n ").split("\t")]
+    for n, stripped in _content_lines(lines, col):
+        fields = [f.strip() for f in stripped.split("\t")]
         if len(fields) != 5:
             col.problem(
                 file,
