@@ -30,8 +30,14 @@ def timed(cmd: list[str], reps: int, env: dict[str, str] | None = None) -> tuple
     runs = []
     for _ in range(reps):
         start = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       check=False)
+        subprocess.run(
+            cmd,
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         runs.append(time.perf_counter() - start)
     return statistics.median(runs), (max(runs) - min(runs))
 
@@ -43,8 +49,11 @@ def blueboat_versions(mirror: Path) -> list[Path]:
     entry = manifest[repo]
     out = []
     for c in reversed(entry["commits"]):
-        paths = [p for p in entry["files"].get(c["sha"], {})
-                 if p.endswith("/Navigator/BlueBoat120.params")]
+        paths = [
+            p
+            for p in entry["files"].get(c["sha"], {})
+            if p.endswith("/Navigator/BlueBoat120.params")
+        ]
         if paths:
             newest = max(paths, key=lambda p: [int(x) for x in p.split("/")[3].split(".")])
             out.append(mirror / "raw" / repo / c["sha"] / newest)
@@ -95,10 +104,13 @@ def main() -> None:
     ]
     for label, (med, spread), ratio, target in rows:
         ok = "yes" if ratio <= target else "NO"
-        lines.append(f"| {label} | {med:.3f}s | {spread:.3f}s | {ratio:.2f}x | "
-                     f"<= {target}x | {ok} |")
-    lines.append(f"| warm fetch, satisfied lock | | | {requests} requests | 0 | "
-                 f"{'yes' if requests == 0 else 'NO'} |")
+        lines.append(
+            f"| {label} | {med:.3f}s | {spread:.3f}s | {ratio:.2f}x | <= {target}x | {ok} |"
+        )
+    lines.append(
+        f"| warm fetch, satisfied lock | | | {requests} requests | 0 | "
+        f"{'yes' if requests == 0 else 'NO'} |"
+    )
     lines.append("")
     lines.append("diff time by N: " + ", ".join(f"N={n}: {t:.2f}s" for n, t in scale))
     print("\n".join(lines))
@@ -107,8 +119,9 @@ def main() -> None:
         text = readme.read_text()
         head, rest = text.split("<!-- bench:start -->", 1)
         _, tail = rest.split("<!-- bench:end -->", 1)
-        readme.write_text(head + "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->"
-                          + tail)
+        readme.write_text(
+            head + "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->" + tail
+        )
 
 
 def warm_fetch_requests(mirror: Path, cache: str) -> int:
@@ -128,9 +141,13 @@ def warm_fetch_requests(mirror: Path, cache: str) -> int:
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    subprocess.run([*PD, "fetch", "--mirror", url], cwd=ROOT, check=True,
-                   env={"PARAMDIFF_CACHE": cache, "PATH": "/usr/bin:/bin"},
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [*PD, "fetch", "--mirror", url],
+        cwd=ROOT,
+        check=True,
+        env={"PARAMDIFF_CACHE": cache, "PATH": "/usr/bin:/bin"},
+        stdout=subprocess.DEVNULL,
+    )
     httpd.shutdown()
     return len(log)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .channels import channel_findings
-from .errors import ConfigError, ParamdiffError, StaleOverlayError
+from .errors import ConfigError, StaleOverlayError
 from .localfiles import read_local
 from .lock import read_lock, require_entry
 from .project import PinContext
@@ -104,10 +104,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     params = derived.params()
     for model in targets:
         name = model.as_posix()
-        try:
-            channels, _ = read_channels(read_local(model), name)
-        except ParamdiffError:
-            raise
+        channels, _ = read_channels(read_local(model), name)
         findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
         for f in findings:
             out.fail(

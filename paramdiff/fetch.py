@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import Cache, sha256_of
@@ -271,7 +271,7 @@ def fetch(
     results = _Engine(cache, transports, includes).many(jobs)
     new_lock = Lock(dict(lock.entries))
     for r in results:
-        new_lock.entries[(profile.name, pin, r.spec.role)] = replace(r.entry)
+        new_lock.entries[(profile.name, pin, r.spec.role)] = r.entry
     written = write_lock(config.root, new_lock)
     return FetchResult(profile.name, pin, results, lock_written=written)
 

@@ -125,7 +125,7 @@ def format_value(x: float) -> str:
         if float32(float(text)) == target:
             break
     if "e" in text or "E" in text:
-        text = f"{float(text):.{max(0, 20)}f}".rstrip("0").rstrip(".")
+        text = f"{float(text):.20f}".rstrip("0").rstrip(".")
     return text
 
 

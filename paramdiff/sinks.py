@@ -61,11 +61,6 @@ class CheckResult:
     up_to_date: bool
     diff: str
 
-    def finding(self, fix: str) -> str:
-        if self.up_to_date:
-            return ""
-        return f"{self.path} is out of date (run: {fix})"
-
 
 def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> CheckResult:
     """Compare what would be written with what is on disk; a unified diff when they differ."""

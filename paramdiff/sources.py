@@ -42,10 +42,6 @@ class SourceSpec:
     lenient: bool = False
     transport: str | None = None
 
-    @property
-    def owner(self) -> str:
-        return self.repo.split("/", 1)[0]
-
     def describe(self, ref: str | None = None) -> str:
         return f"{self.role} ({self.repo}@{ref or self.ref} {self.path})"
 

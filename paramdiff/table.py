@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import InputError
@@ -35,12 +34,6 @@ class Source:
     @property
     def firmware(self) -> str | None:
         return firmware_of(self.version)
-
-    @property
-    def label(self) -> str:
-        if self.repo and self.commit:
-            return f"{self.repo}@{self.commit[:12]}:{self.path}"
-        return self.file.file
 
 
 def parse_names(data: bytes, file: str) -> list[str]:
@@ -138,6 +131,3 @@ class Classifier:
         if not self.known(name):
             return UNKNOWN, "not in the firmware's parameter metadata: ArduPilot ignores it"
         return "other", "matched no category rule"
-
-    def classify_all(self, names: Iterable[str]) -> dict[str, str]:
-        return {n: self.classify(n)[0] for n in names}

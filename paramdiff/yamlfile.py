@@ -85,13 +85,13 @@ def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
             _index(item, (*path, i), doc)
 
 
+class _NoAliasDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def dump_yaml(data: Any) -> str:
     """Deterministic YAML: sorted keys, block style, no aliases."""
-
-    class _NoAliasDumper(yaml.SafeDumper):
-        def ignore_aliases(self, data: Any) -> bool:
-            return True
-
     return yaml.dump(
         data, Dumper=_NoAliasDumper, sort_keys=True, default_flow_style=False, allow_unicode=True
     )

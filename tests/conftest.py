@@ -33,7 +33,10 @@ def upstream() -> Path:
 
 
 def build_mirror(base: Path, repos: dict[str, dict[str, object]]) -> Path:
-    """Write a MANIFEST.json + raw/ layout. ``repos``: repo -> {branches, files{commit{path: bytes}}}."""
+    """Write a MANIFEST.json + raw/ layout.
+
+    ``repos``: repo -> {branches, commits, files: {commit: {path: bytes}}}.
+    """
     manifest: dict[str, object] = {}
     for repo, spec in repos.items():
         files: dict[str, dict[str, object]] = {}
@@ -234,7 +237,9 @@ def project(tmp_path: Path) -> Path:
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` with its bytes, to prove nothing was written."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def copy_fixture(name: str, dest: Path) -> Path:

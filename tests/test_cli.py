@@ -7,15 +7,21 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import FIXTURES, tree_bytes
+
 from paramdiff.cli import main
 
 
 @pytest.fixture
 def fetched(project: Path, tmp_path: Path) -> tuple[Path, list[str]]:
-    loc = ["--root", str(project), "--cache-dir", str(tmp_path / "c"),
-           "--mirror", str(tmp_path / "mirror")]
+    loc = [
+        "--root",
+        str(project),
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--mirror",
+        str(tmp_path / "mirror"),
+    ]
     result = CliRunner().invoke(main, ["fetch", *loc])
     assert result.exit_code == 0, result.output
     return project, loc
@@ -27,8 +33,9 @@ def invoke(*args: str) -> object:
 
 def test_three_way_shows_meaning_and_provenance(fetched: tuple[Path, list[str]]) -> None:
     _, loc = fetched
-    out = invoke("compare", "three-way", *loc, "--param", "SERVO1_FUNCTION", "--param",
-                 "MOT_THST_ASYM")
+    out = invoke(
+        "compare", "three-way", *loc, "--param", "SERVO1_FUNCTION", "--param", "MOT_THST_ASYM"
+    )
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     assert "VERSION MISMATCH: hardware says 4.7.0-BETA, sitl says 4.6.3-STABLE" in lines
@@ -36,34 +43,42 @@ def test_three_way_shows_meaning_and_provenance(fetched: tuple[Path, list[str]])
     assert row[:5] == ["SERVO1_FUNCTION", "74", "26", "73", "differs"]
     asym = next(ln for ln in lines if ln.startswith("MOT_THST_ASYM")).split()
     assert asym[:5] == ["MOT_THST_ASYM", "1.6", "1", "n/r", "differs"]
-    js = json.loads(invoke("compare", "three-way", *loc, "--format", "json", "--param",
-                           "SERVO1_TRIM").output)
+    js = json.loads(
+        invoke("compare", "three-way", *loc, "--format", "json", "--param", "SERVO1_TRIM").output
+    )
     cell = js["parameters"][0]["values"]["sitl_models"]
     assert (cell["value"], cell["file"], cell["line"]) == (1500.0, "boat/model.sdf", 10)
-    csv_lines = invoke("compare", "three-way", *loc, "--format", "csv", "--param",
-                       "NL_*").output.splitlines()
-    assert csv_lines == ["name,hardware,sitl,sitl_models,status,category,display_name",
-                         "NL_ACRO_BLINKS,1,,,only in hardware,script,"]
+    csv_lines = invoke(
+        "compare", "three-way", *loc, "--format", "csv", "--param", "NL_*"
+    ).output.splitlines()
+    assert csv_lines == [
+        "name,hardware,sitl,sitl_models,status,category,display_name",
+        "NL_ACRO_BLINKS,1,,,only in hardware,script,",
+    ]
 
 
 def test_derive_check_and_drift(fetched: tuple[Path, list[str]]) -> None:
     root, loc = fetched
     assert invoke("derive", *loc).exit_code == 0
     text = (root / "derived/boat_sitl.params").read_text()
-    assert "# DELTA: shipped 1510 (hw.params:12) — one unit's neutral; the model is neutral at " \
-           "1500" in text
+    assert (
+        "# DELTA: shipped 1510 (hw.params:12) — one unit's neutral; the model is neutral at "
+        "1500" in text
+    )
     assert "SERVO1_TRIM      1500       # [overlay:12]" in text
     assert "AHRS_ORIENTATION" not in text and "COMPASS_OFS_X" not in text
     assert "# Regenerate: paramdiff derive --profile boat --pin 1.0" in text
     assert invoke("derive", *loc, "--check").exit_code == 0
-    (root / "derived/boat_sitl.params").write_text(text.replace("WP_RADIUS        1",
-                                                                "WP_RADIUS        9"))
+    (root / "derived/boat_sitl.params").write_text(
+        text.replace("WP_RADIUS        1", "WP_RADIUS        9")
+    )
     out = invoke("derive", *loc, "--check")
     assert out.exit_code == 1
     assert "-WP_RADIUS        9" in out.output
     assert out.output.splitlines()[-1] == (
         "Error: derived/boat_sitl.params is out of date — run: paramdiff derive --profile boat "
-        "--pin 1.0")
+        "--pin 1.0"
+    )
     mp = invoke("derive", *loc, "--format", "mp", "-o", "-")
     assert "SERVO1_TRIM,1500" in mp.output.splitlines()
 
@@ -80,8 +95,10 @@ def test_check_passes_then_fails_on_stale_overlay(fetched: tuple[Path, list[str]
     before = tree_bytes(root)
     out = invoke("check", *loc)
     assert out.exit_code == 1
-    assert ("overlays/boat.yaml:12: delta SERVO1_TRIM is stale: written against 1520, but "
-            "hardware at c2c2c2c2c2c2 now has 1510 (boats/hw.params:12)") in out.output
+    assert (
+        "overlays/boat.yaml:12: delta SERVO1_TRIM is stale: written against 1520, but "
+        "hardware at c2c2c2c2c2c2 now has 1510 (boats/hw.params:12)"
+    ) in out.output
     assert "update was: 1510 in overlays/boat.yaml" in out.output
     out = invoke("derive", *loc)
     assert out.exit_code == 2
@@ -95,8 +112,10 @@ def test_check_models(fetched: tuple[Path, list[str]]) -> None:
     invoke("report", *loc)
     out = invoke("check", *loc, "--model", str(FIXTURES / "model.sdf"))
     assert out.exit_code == 1
-    assert ("channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73, but "
-            "SERVO1_FUNCTION is 74") in out.output
+    assert (
+        "channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73, but "
+        "SERVO1_FUNCTION is 74"
+    ) in out.output
     assert "model range 1000–2000 vs SERVO1_MIN/MAX 1100–1900 (20% less PWM span" in out.output
     assert "net direction is backwards: SERVO3_REVERSED 1 × multiplier 70" in out.output
     assert "Fix: fix the <control> blocks of" in out.output
@@ -116,17 +135,27 @@ def test_show_round_trips_every_format(tmp_path: Path) -> None:
 
 
 def test_diff_n_way_and_bad_input(tmp_path: Path) -> None:
-    out = invoke("diff", str(FIXTURES / "hardware.params"), str(FIXTURES / "sitl.params"),
-                 str(FIXTURES / "model.sdf"), "--only-differences", "--param", "WP_*")
+    out = invoke(
+        "diff",
+        str(FIXTURES / "hardware.params"),
+        str(FIXTURES / "sitl.params"),
+        str(FIXTURES / "model.sdf"),
+        "--only-differences",
+        "--param",
+        "WP_*",
+    )
     assert out.exit_code == 0
     assert [ln.split()[:4] for ln in out.output.splitlines() if ln.startswith("WP_")] == [
-        ["WP_RADIUS", "1", "3", "n/r"]]
+        ["WP_RADIUS", "1", "3", "n/r"]
+    ]
     bad = tmp_path / "motorboat.parm"
     bad.write_bytes(b"FRAME_CLASS 2\nSIM_TIDE_0.5\n")
     out = CliRunner().invoke(main, ["show", str(bad)])
     assert out.exit_code == 2
-    assert out.output == (f"Error: {bad.as_posix()}:2: 'SIM_TIDE_0.5' is not a parameter line "
-                          "(NAME VALUE) — write NAME VALUE, or comment the line out with #\n")
+    assert out.output == (
+        f"Error: {bad.as_posix()}:2: 'SIM_TIDE_0.5' is not a parameter line "
+        "(NAME VALUE) — write NAME VALUE, or comment the line out with #\n"
+    )
     assert "Traceback" not in out.output
     ok = invoke("show", str(bad), "--lenient")
     assert ok.exit_code == 0 and "is not a parameter line" in ok.output
@@ -137,5 +166,7 @@ def test_history_walks_the_mirror_commits(fetched: tuple[Path, list[str]]) -> No
     out = invoke("history", "WP_RADIUS", *loc)
     assert out.exit_code == 0, out.output
     rows = [ln.split() for ln in out.output.splitlines()[2:]]
-    assert [(r[0], r[-1]) for r in rows] == [("c1c1c1c1c1c1", "WP_RADIUS=2"),
-                                             ("c2c2c2c2c2c2", "WP_RADIUS=1")]
+    assert [(r[0], r[-1]) for r in rows] == [
+        ("c1c1c1c1c1c1", "WP_RADIUS=2"),
+        ("c2c2c2c2c2c2", "WP_RADIUS=1"),
+    ]

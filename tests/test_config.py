@@ -37,22 +37,43 @@ def test_good_config_parses() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("          path: a/b.params", "          path: a/b.params\n          colour: red",
-         "sources.yaml:10: unknown key 'profiles.b.pins.1.hardware.colour' — remove it or use one "
-         "of: firmware, format, lenient, path, ref, repo, transport"),
-        ("path: a/b.params", "path: ../b.params",
-         "sources.yaml:9: 'profiles.b.pins.1.hardware.path' contains '..': ../b.params"),
-        ("path: a/b.params", "path: /etc/passwd",
-         "sources.yaml:9: 'profiles.b.pins.1.hardware.path' is an absolute path: /etc/passwd"),
-        ("ref: master", "ref: -oProxyCommand=x",
-         "sources.yaml:8: 'profiles.b.pins.1.hardware.ref' is not a safe git ref"),
-        ("repo: acme/params", "repo: acme/my params",
-         "sources.yaml:7: 'profiles.b.pins.1.hardware.repo' is not an owner/name repository"),
-        ("          path: a/b.params", "          path: a/b.params\n          transport: ssh",
-         "sources.yaml:10: unsupported transport 'ssh' for role 'hardware' (file://, ssh:// and "
-         "other schemes are refused outside an explicit --mirror)"),
-        ("          ref: master\n", "",
-         "sources.yaml:6: 'profiles.b.pins.1.hardware' is missing 'ref' — add 'ref:'"),
+        (
+            "          path: a/b.params",
+            "          path: a/b.params\n          colour: red",
+            "sources.yaml:10: unknown key 'profiles.b.pins.1.hardware.colour' — remove it or use "
+            "one of: firmware, format, lenient, path, ref, repo, transport",
+        ),
+        (
+            "path: a/b.params",
+            "path: ../b.params",
+            "sources.yaml:9: 'profiles.b.pins.1.hardware.path' contains '..': ../b.params",
+        ),
+        (
+            "path: a/b.params",
+            "path: /etc/passwd",
+            "sources.yaml:9: 'profiles.b.pins.1.hardware.path' is an absolute path: /etc/passwd",
+        ),
+        (
+            "ref: master",
+            "ref: -oProxyCommand=x",
+            "sources.yaml:8: 'profiles.b.pins.1.hardware.ref' is not a safe git ref",
+        ),
+        (
+            "repo: acme/params",
+            "repo: acme/my params",
+            "sources.yaml:7: 'profiles.b.pins.1.hardware.repo' is not an owner/name repository",
+        ),
+        (
+            "          path: a/b.params",
+            "          path: a/b.params\n          transport: ssh",
+            "sources.yaml:10: unsupported transport 'ssh' for role 'hardware' (file://, ssh:// and "
+            "other schemes are refused outside an explicit --mirror)",
+        ),
+        (
+            "          ref: master\n",
+            "",
+            "sources.yaml:6: 'profiles.b.pins.1.hardware' is missing 'ref' — add 'ref:'",
+        ),
         ("version: 1", "version: 1\nversion: 2", "sources.yaml:2: key 'version' appears twice"),
     ],
 )

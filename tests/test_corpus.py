@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import ROOT, tree_bytes
+
 from paramdiff.cli import main
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -58,6 +58,10 @@ def test_ruff_is_clean() -> None:
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "paramdiff"], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "paramdiff", "tests", "bench"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout

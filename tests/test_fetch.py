@@ -7,8 +7,8 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
-
 from conftest import C2, M1, build_mirror, small_upstream, tree_bytes
+
 from paramdiff.cache import Cache
 from paramdiff.cli import main
 from paramdiff.errors import FetchError
@@ -102,8 +102,16 @@ def test_tampered_mirror_file_is_refused(project: Path, tmp_path: Path) -> None:
     mirror = tmp_path / "mirror"
     (mirror / "raw" / "acme/params" / C2 / "boats/hw.params").write_bytes(b"FRAME_CLASS 1\n")
     result = CliRunner().invoke(
-        main, ["fetch", "--mirror", str(mirror), "--root", str(project), "--cache-dir",
-               str(tmp_path / "c")]
+        main,
+        [
+            "fetch",
+            "--mirror",
+            str(mirror),
+            "--root",
+            str(project),
+            "--cache-dir",
+            str(tmp_path / "c"),
+        ],
     )
     assert result.exit_code == 2
     assert "sha256 mismatch — the source's manifest says" in result.output
@@ -119,8 +127,8 @@ def test_hand_edited_lock_is_refused_and_unchanged(project: Path, tmp_path: Path
     lock.write_text(text.replace(sha, "f" * 64, 1))
     edited = lock.read_bytes()
     result = CliRunner().invoke(
-        main, ["fetch", "--mirror", mirror, "--root", str(project), "--cache-dir",
-               str(tmp_path / "c2")]
+        main,
+        ["fetch", "--mirror", mirror, "--root", str(project), "--cache-dir", str(tmp_path / "c2")],
     )
     assert result.exit_code == 2
     assert "sha256 mismatch — sources.lock says ffffffffffffffff…" in result.output
@@ -135,16 +143,17 @@ def test_unknown_ref_and_missing_path(project: Path, tmp_path: Path) -> None:
     assert "Error: sitl_models (acme/models@nope boat/model.sdf): ref 'nope' does not exist" in (
         result.output
     )
-    yaml_path.write_text(yaml_path.read_text().replace("ref: nope", "ref: main").replace(
-        "boat/model.sdf", "boat/missing.sdf"))
+    yaml_path.write_text(
+        yaml_path.read_text()
+        .replace("ref: nope", "ref: main")
+        .replace("boat/model.sdf", "boat/missing.sdf")
+    )
     result = run(["fetch", "--mirror", str(tmp_path / "mirror")], project, tmp_path / "c")
     assert "boat/missing.sdf does not exist at commit abababababab in the mirror" in result.output
 
 
 def test_update_reports_old_and_new_commit(project: Path, tmp_path: Path) -> None:
     mirror = tmp_path / "mirror"
-    yaml_path = project / "sources.yaml"
-    yaml_path.write_text(yaml_path.read_text().replace("ref: master", "ref: master"))
     run(["fetch", "--mirror", str(mirror)], project, tmp_path / "c")
     upstream = small_upstream()
     upstream["acme/params"]["branches"] = {"master": "c1" * 20}

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES
 from paramdiff.errors import InputError
 from paramdiff.formats import (
     format_value,
@@ -19,8 +19,12 @@ from paramdiff.formats import (
 def test_blueos_params_header_and_provenance() -> None:
     f = parse_params((FIXTURES / "hardware.params").read_bytes(), "hw.params")
     assert f.format == "params"
-    assert f.header == {"Date": "Tue Jul 21 2026", "Vehicle": "Surface Boat",
-                        "Platform": "navigator", "Version": "4.7.0-BETA"}
+    assert f.header == {
+        "Date": "Tue Jul 21 2026",
+        "Vehicle": "Surface Boat",
+        "Platform": "navigator",
+        "Version": "4.7.0-BETA",
+    }
     p = f.params["SERVO1_FUNCTION"]
     assert (p.value, p.text, p.file, p.line) == (74.0, "74", "hw.params", 8)
     assert f.params["MOT_THST_ASYM"].value == 1.6
@@ -30,7 +34,10 @@ def test_mission_planner_crlf_and_qgc_types() -> None:
     mp = parse_params((FIXTURES / "mp.param").read_bytes(), "x.param")
     assert mp.format == "mp"
     assert [(p.name, p.value, p.line) for p in mp.params.values()] == [
-        ("FRAME_CLASS", 2.0, 1), ("SERVO1_FUNCTION", 74.0, 2), ("CRUISE_SPEED", 1.5, 3)]
+        ("FRAME_CLASS", 2.0, 1),
+        ("SERVO1_FUNCTION", 74.0, 2),
+        ("CRUISE_SPEED", 1.5, 3),
+    ]
     qgc = parse_params((FIXTURES / "qgc.params").read_bytes(), "q.params")
     assert qgc.format == "qgc"
     assert qgc.params["SERVO1_FUNCTION"].mav_type == 4
@@ -64,16 +71,23 @@ def test_blueos_includes_resolve_relative_and_later_wins() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"SIM_TIDE_0.5\n", "x.parm:1: 'SIM_TIDE_0.5' is not a parameter line (NAME VALUE) — "
-                            "write NAME VALUE, or comment the line out with #"),
-        (b"A 1\nSERVO1_FUNCTION_X 2\n", "x.parm:2: name 'SERVO1_FUNCTION_X' is 17 characters; "
-                                        "ArduPilot names are at most 16"),
+        (
+            b"SIM_TIDE_0.5\n",
+            "x.parm:1: 'SIM_TIDE_0.5' is not a parameter line (NAME VALUE) — "
+            "write NAME VALUE, or comment the line out with #",
+        ),
+        (
+            b"A 1\nSERVO1_FUNCTION_X 2\n",
+            "x.parm:2: name 'SERVO1_FUNCTION_X' is 17 characters; ArduPilot names are at most 16",
+        ),
         (b"servo1_trim 1500\n", "x.parm:1: name 'servo1_trim' is not a parameter name"),
         (b"WP_RADIUS nan\n", "x.parm:1: WP_RADIUS: value 'nan' is not a finite number"),
         (b"WP_RADIUS 1.2.3\n", "x.parm:1: WP_RADIUS: value '1.2.3' is not a number"),
         (b"WP_RADIUS 0x1G\n", "x.parm:1: WP_RADIUS: value '0x1G' is not a number"),
-        (b"WP_RADIUS 1\nWP_RADIUS 2\n", "x.parm:2: WP_RADIUS is set twice with different values: "
-                                        "1 at x.parm:1 and 2 here"),
+        (
+            b"WP_RADIUS 1\nWP_RADIUS 2\n",
+            "x.parm:2: WP_RADIUS is set twice with different values: 1 at x.parm:1 and 2 here",
+        ),
         (b"", "x.parm:1: file is empty"),
         (b"A 1\n\x00\x01", "x.parm:2: binary data (NUL byte)"),
         (b"A 1\nB \xff\n", "x.parm:2: not UTF-8 text"),
@@ -104,7 +118,13 @@ def test_float32_equality_and_human_values() -> None:
     assert same_value(0.1, 0.100000001)
     assert not same_value(0.1, 0.1001)
     assert [format_value(v) for v in (1.0, 0.2, 1500.0, 1.6, 1e-05, -0.3397)] == [
-        "1", "0.2", "1500", "1.6", "0.00001", "-0.3397"]
+        "1",
+        "0.2",
+        "1500",
+        "1.6",
+        "0.00001",
+        "-0.3397",
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["params", "mp", "qgc"])
@@ -113,7 +133,8 @@ def test_round_trip_every_format(fmt: str) -> None:
     text = "\n".join(write_rows(original.params.values(), fmt)).encode()
     again = parse_params(text, "out", fmt)
     assert {n: p.value for n, p in again.params.items()} == {
-        n: p.value for n, p in original.params.items()}
+        n: p.value for n, p in original.params.items()
+    }
 
 
 @settings(max_examples=300, deadline=None)
@@ -128,7 +149,8 @@ def test_any_bytes_parse_or_raise_input_error(data: bytes) -> None:
 
 names = st.from_regex(r"[A-Z][A-Z0-9_]{0,15}", fullmatch=True)
 values = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(
-    lambda v: float(format_value(v)))
+    lambda v: float(format_value(v))
+)
 
 
 @settings(max_examples=100, deadline=None)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import FIXTURES, ROOT
+
 from paramdiff.cli import main
 
 COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
@@ -42,9 +42,11 @@ def test_fresh_fetch_reproduces_the_committed_lock(checkout: tuple[Path, list[st
     base, _ = checkout
     lock = (base / "sources.lock").read_text()
     assert lock == (ROOT / "sources.lock").read_text()
-    for commit in ("d0aedc92e37187df5366c0dd9a6b9fc876d518c5",
-                   "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e",
-                   "48513edd82350bdf4e915a1cbee16ebb0e3b3557"):
+    for commit in (
+        "d0aedc92e37187df5366c0dd9a6b9fc876d518c5",
+        "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e",
+        "48513edd82350bdf4e915a1cbee16ebb0e3b3557",
+    ):
         assert f"commit: {commit}" in lock
     assert "sha256: ade90628be18" in lock
 
@@ -85,14 +87,20 @@ def test_check_against_sitl_models_fails_channel_by_channel(
     checkout: tuple[Path, list[str]],
 ) -> None:
     _, loc = checkout
-    model = (ROOT.parent / "shared/upstream/raw/ArduPilot/SITL_Models/"
-             "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e/Gazebo/models/blueboat/model.sdf")
+    model = (
+        ROOT.parent / "shared/upstream/raw/ArduPilot/SITL_Models/"
+        "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e/Gazebo/models/blueboat/model.sdf"
+    )
     out = invoke("check", *loc, "--model", str(model))
     assert out.exit_code == 1
-    assert ("channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73 "
-            "(ThrottleLeft), but SERVO1_FUNCTION is 74 (ThrottleRight)") in out.output
-    assert "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX " \
-           "1100–1900" in out.output
+    assert (
+        "channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73 "
+        "(ThrottleLeft), but SERVO1_FUNCTION is 74 (ThrottleRight)"
+    ) in out.output
+    assert (
+        "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX "
+        "1100–1900" in out.output
+    )
     good = invoke("check", *loc, "--model", str(FIXTURES / "model_matching.sdf"))
     assert good.exit_code == 0, good.output
     assert "model_matching.sdf: 2 channel(s) agree with derived/blueboat_sitl.params" in good.output
@@ -105,8 +113,10 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     derived.write_bytes(original.replace(b"CRUISE_SPEED     1 ", b"CRUISE_SPEED     2 "))
     out = invoke("check", *loc)
     assert out.exit_code == 1
-    assert "derived/blueboat_sitl.params differs from what derive writes — paramdiff derive " \
-           "--profile blueboat --pin 4.7" in out.output
+    assert (
+        "derived/blueboat_sitl.params differs from what derive writes — paramdiff derive "
+        "--profile blueboat --pin 4.7" in out.output
+    )
     derived.write_bytes(original)
     overlay = base / "overlays/blueboat_sitl.yaml"
     text = overlay.read_text()
@@ -114,11 +124,16 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     out = invoke("check", *loc)
     overlay.write_text(text)
     assert out.exit_code == 1
-    assert "overlays/blueboat_sitl.yaml:50: delta SERVO1_TRIM is stale: written against 1520, but hardware at d0aedc92e371 now has 1510 (params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
+    assert (
+        "overlays/blueboat_sitl.yaml:50: delta SERVO1_TRIM is stale: written against 1520, but "
+        "hardware at d0aedc92e371 now has 1510 "
+        "(params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
+    )
 
 
-def test_layers_show_frame_defaults_and_flag_unchosen(checkout: tuple[Path, list[str]],
-                                                      tmp_path: Path) -> None:
+def test_layers_show_frame_defaults_and_flag_unchosen(
+    checkout: tuple[Path, list[str]], tmp_path: Path
+) -> None:
     _, loc = checkout
     out = invoke("layers", *loc)
     assert out.exit_code == 0, out.output
@@ -127,7 +142,9 @@ def test_layers_show_frame_defaults_and_flag_unchosen(checkout: tuple[Path, list
     partial = tmp_path / "partial.params"
     partial.write_text("SERVO1_FUNCTION 74\nSERVO3_FUNCTION 73\n")
     out = invoke("layers", *loc, str(partial))
-    assert "WP_RADIUS runs 3 from rover.parm:35 (frame default) but the hardware sets 1" in out.output
+    assert (
+        "WP_RADIUS runs 3 from rover.parm:35 (frame default) but the hardware sets 1" in out.output
+    )
     assert "CRUISE_THROTTLE runs 75 from rover-skid.parm:3" in out.output
 
 
@@ -137,6 +154,8 @@ def test_validate_flags_unknown_names(checkout: tuple[Path, list[str]], tmp_path
     f.write_text("ARMING_CHECK 1\nSERVO1_FUNCTION 999\n")
     out = invoke("validate", *loc, str(f))
     assert out.exit_code == 1
-    assert "v.params:1: ARMING_CHECK is not a 4.7 parameter: ArduPilot would silently ignore it" \
+    assert (
+        "v.params:1: ARMING_CHECK is not a 4.7 parameter: ArduPilot would silently ignore it"
         in out.output
+    )
     assert "SERVO1_FUNCTION 999 is not one of its values" in out.output

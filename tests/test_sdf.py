@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import FIXTURES
+
 from paramdiff.errors import InputError
 from paramdiff.sdf import parse_sdf, read_channels
 
@@ -15,9 +15,15 @@ def test_channels_become_servo_rows_with_plugin_defaults() -> None:
     f = parse_sdf((FIXTURES / "model.sdf").read_bytes(), "m.sdf", ROLES)
     values = {n: p.value for n, p in f.params.items()}
     assert values == {
-        "SERVO1_MIN": 1000, "SERVO1_MAX": 2000, "SERVO1_TRIM": 1500, "SERVO1_REVERSED": 0,
+        "SERVO1_MIN": 1000,
+        "SERVO1_MAX": 2000,
+        "SERVO1_TRIM": 1500,
+        "SERVO1_REVERSED": 0,
         "SERVO1_FUNCTION": 73,
-        "SERVO3_MIN": 1000, "SERVO3_MAX": 2000, "SERVO3_TRIM": 1500, "SERVO3_REVERSED": 0,
+        "SERVO3_MIN": 1000,
+        "SERVO3_MAX": 2000,
+        "SERVO3_TRIM": 1500,
+        "SERVO3_REVERSED": 0,
         "SERVO3_FUNCTION": 74,
     }
     assert f.params["SERVO1_TRIM"].line == 10  # the <offset> element
@@ -29,10 +35,12 @@ def test_channels_become_servo_rows_with_plugin_defaults() -> None:
 
 
 def test_neutral_reversal_and_command() -> None:
-    sdf = (b'<sdf><model><plugin name="ArduPilotPlugin" filename="libArduPilotPlugin.so">'
-           b"<control channel='1'><jointName>j</jointName><multiplier>-2</multiplier>"
-           b"<offset>-0.25</offset><servo_min>1100</servo_min><servo_max>1900</servo_max>"
-           b"</control></plugin></model></sdf>")
+    sdf = (
+        b'<sdf><model><plugin name="ArduPilotPlugin" filename="libArduPilotPlugin.so">'
+        b"<control channel='1'><jointName>j</jointName><multiplier>-2</multiplier>"
+        b"<offset>-0.25</offset><servo_min>1100</servo_min><servo_max>1900</servo_max>"
+        b"</control></plugin></model></sdf>"
+    )
     (ch,), _ = read_channels(sdf, "s")
     assert ch.output == 2 and ch.reversed
     assert ch.neutral_pwm == 1300
@@ -47,21 +55,37 @@ def test_neutral_reversal_and_command() -> None:
     ("body", "message"),
     [
         (b"<sdf><model/></sdf>", "s:1: no ArduPilotPlugin in this SDF"),
-        (b"<sdf><plugin filename='ArduPilotPlugin'>\n<control><jointName>j</jointName></control>"
-         b"</plugin></sdf>", "s:2: <control> has no valid channel attribute (None)"),
-        (b"<sdf><plugin filename='ArduPilotPlugin'><control channel='0'/></plugin></sdf>",
-         's:1: <control channel="0"> has no <jointName>'),
-        (b"<sdf><plugin filename='ArduPilotPlugin'>\n<control channel='0'><jointName>a</jointName>"
-         b"</control>\n<control channel='0'><jointName>b</jointName></control></plugin></sdf>",
-         "s:3: channel 0 is controlled twice (first at line 2)"),
-        (b"<sdf><plugin filename='ArduPilotPlugin'><control channel='0'><jointName>a</jointName>"
-         b"<servo_min>2000</servo_min><servo_max>1000</servo_max></control></plugin></sdf>",
-         "s:1: servo_min 2000 is not below servo_max 1000 on channel 0"),
+        (
+            b"<sdf><plugin filename='ArduPilotPlugin'>\n<control><jointName>j</jointName></control>"
+            b"</plugin></sdf>",
+            "s:2: <control> has no valid channel attribute (None)",
+        ),
+        (
+            b"<sdf><plugin filename='ArduPilotPlugin'><control channel='0'/></plugin></sdf>",
+            's:1: <control channel="0"> has no <jointName>',
+        ),
+        (
+            b"<sdf><plugin filename='ArduPilotPlugin'>\n"
+            b"<control channel='0'><jointName>a</jointName>"
+            b"</control>\n<control channel='0'><jointName>b</jointName></control></plugin></sdf>",
+            "s:3: channel 0 is controlled twice (first at line 2)",
+        ),
+        (
+            b"<sdf><plugin filename='ArduPilotPlugin'><control channel='0'><jointName>a</jointName>"
+            b"<servo_min>2000</servo_min><servo_max>1000</servo_max></control></plugin></sdf>",
+            "s:1: servo_min 2000 is not below servo_max 1000 on channel 0",
+        ),
         (b"<sdf><model>", "s:1: not well-formed XML"),
-        (b'<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]>\n'
-         b"<sdf>&b;</sdf>", "s:2: refused unsafe XML (EntitiesForbidden"),
-        (b'<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
-         b"<sdf>&x;</sdf>", "s:2: refused unsafe XML"),
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]>\n'
+            b"<sdf>&b;</sdf>",
+            "s:2: refused unsafe XML (EntitiesForbidden",
+        ),
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+            b"<sdf>&x;</sdf>",
+            "s:2: refused unsafe XML",
+        ),
     ],
 )
 def test_sdf_errors(body: bytes, message: str) -> None:
