@@ -8,7 +8,7 @@ from pathlib import Path
 from .channels import channel_findings
 from .errors import ConfigError, StaleOverlayError
 from .localfiles import read_local
-from .lock import read_lock, require_entry
+from .lock import require_entry
 from .project import PinContext
 from .sdf import read_channels
 from .sinks import check_file
@@ -30,17 +30,15 @@ class CheckOutcome:
 
 def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
     from .derive import build, render
-    from .layers import excluded_categories, sitl_layers, unchosen
     from .report import gather, render_report
     from .validate import ERROR, validate
 
     out = CheckOutcome()
     profile, pin = ctx.profile.name, ctx.pin
     fetch_fix = f"paramdiff fetch --profile {profile} --pin {pin} --update"
-    lock = read_lock(ctx.config.root)
     for spec in ctx.specs.values():
         try:
-            require_entry(lock, profile, pin, spec)
+            require_entry(ctx.lock, profile, pin, spec)
         except ConfigError as exc:
             out.fail(exc.what, fetch_fix)
     if out.findings:
@@ -72,11 +70,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             )
             out.diffs.append(result.diff)
     if ctx.metadata is not None:
-        from .derive import render as render_lines
-        from .formats import parse_params
-
-        text = "".join(line + "\n" for line in render_lines(derived)).encode()
-        problems = validate(parse_params(text, derived.target), ctx.metadata, ctx.classifier())
+        problems = validate(derived.source.file, ctx.metadata, ctx.classifier())
         advisory = [p for p in problems if p.severity != ERROR]
         for p in problems:
             if p.severity == ERROR:
@@ -89,17 +83,15 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             )
         if not [p for p in problems if p.severity == ERROR]:
             out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
-    if ctx.profile.sitl_frame:
-        layers = sitl_layers(ctx, derived)
-        flags, _ = unchosen(ctx, layers, excluded_categories(derived))
-        for f in flags:
+    if inputs.sitl is not None:
+        for f in inputs.sitl.flags:
             out.fail(
                 f"layers: {f}",
                 f"carry {f.effective.name} in the derived file (select it "
                 f"in {derived.overlay.file}) or add a delta with a reason",
             )
-        if not flags:
-            out.passed.append(f"no frame default of {layers.frame} survives unchosen")
+        if not inputs.sitl.flags:
+            out.passed.append(f"no frame default of {inputs.sitl.layers.frame} survives unchosen")
     targets = [ctx.config.root / t for t in ctx.profile.target_models] + list(models or [])
     params = derived.params()
     for model in targets:

@@ -389,7 +389,6 @@ def layers(frame: str | None, files: tuple[Path, ...], **kw: Any) -> None:
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
     from .derive import build
     from .layers import (
-        derived_source,
         excluded_categories,
         frame_sources,
         render_layers,
@@ -401,7 +400,7 @@ def layers(frame: str | None, files: tuple[Path, ...], **kw: Any) -> None:
     ctx = _context(kw)
     frame, frame_srcs = frame_sources(ctx, frame)
     d = build(ctx)
-    added = [local_source(f, role=f.as_posix()) for f in files] or [derived_source(d)]
+    added = [local_source(f, role=f.as_posix()) for f in files] or [d.source]
     result = stack([*frame_srcs, *added], frame, ctx.profile.frames[frame])
     flags, _ = unchosen(ctx, result, excluded_categories(d))
     _echo_lines(render_layers(result, flags))

@@ -178,8 +178,12 @@ def render(
     fmt: str = "text",
     names: list[str] | None = None,
     title: str | None = None,
+    preamble: bool = True,
 ) -> Iterator[str]:
-    """Lines of the comparison in ``fmt`` (text, markdown, csv, json)."""
+    """Lines of the comparison in ``fmt`` (text, markdown, csv, json).
+
+    ``preamble=False`` leaves out the title, version lines and counts (the report has its own).
+    """
     names = list(comp.frame.index) if names is None else names
     if fmt == "json":
         yield from _render_json(comp, names)
@@ -191,16 +195,8 @@ def render(
 
     headers = ["name", *comp.roles, "status", "category", "display_name"]
     md = fmt == "markdown"
-    if title:
-        yield f"## {title}" if md else title
-        yield ""
-    for line in comp.version_lines():
-        yield f"- {line}" if md else line
-    yield ""
-    counts = comp.frame.loc[names, "status"].value_counts() if names else {}
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(dict(counts).items()))
-    yield f"{len(names)} parameters shown: {summary or 'none'}"
-    yield ""
+    if preamble:
+        yield from _preamble(comp, names, title, md)
     table = tabulate(
         _rows(comp, names),
         headers=headers,
@@ -224,6 +220,19 @@ def render(
         yield ""
         for role, w in comp.warnings:
             yield f"- {role}: {w}" if md else f"  {role}: {w}"
+
+
+def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -> Iterator[str]:
+    if title:
+        yield f"## {title}" if md else title
+        yield ""
+    for line in comp.version_lines():
+        yield f"- {line}" if md else line
+    yield ""
+    counts = comp.frame.loc[names, "status"].value_counts() if names else {}
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(dict(counts).items()))
+    yield f"{len(names)} parameters shown: {summary or 'none'}"
+    yield ""
 
 
 def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:

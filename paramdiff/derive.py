@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .errors import ConfigError
-from .formats import Param, format_value, qgc_type
+from .formats import Param, format_value, parse_params, qgc_type
 from .overlays import Delta, Overlay, Rule, load_overlay, validate_deltas
 from .project import CALIBRATION_ROLE, PinContext
+from .sinks import join_lines
 from .table import Source
 
 
@@ -53,6 +55,15 @@ class Derived:
 
     def params(self) -> dict[str, float]:
         return {ln.name: ln.value for ln in self.lines}
+
+    @cached_property
+    def source(self) -> Source:
+        """The derived file read back as ArduPilot reads it, with its own line numbers.
+
+        Rendered and parsed once; validate, layers and the report all use this one.
+        """
+        text = join_lines(render(self)).encode()
+        return Source(role=self.target, file=parse_params(text, self.target, "params"))
 
 
 def build(ctx: PinContext) -> Derived:

@@ -277,17 +277,16 @@ def fetch(
 
 
 def materialize(
-    config: Config,
     profile: Profile,
     pin: str | None,
     cache: Cache,
     transports: TransportChoice | None,
+    lock: Lock | None,
     roles: list[str] | None = None,
     includes: IncludeFinder = _no_includes,
 ) -> dict[str, FetchedRole]:
     """The locked bytes of each role; downloads (and verifies) only what the cache lacks."""
     pin, specs = profile.pin(pin)
-    lock = read_lock(config.root)
     wanted = [specs[r] for r in (roles or list(specs)) if r in specs]
     jobs = [(spec, require_entry(lock, profile.name, pin, spec), False) for spec in wanted]
     results = _Engine(cache, transports, includes).many(jobs)

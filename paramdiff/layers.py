@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError
-from .formats import Param, format_value, parse_params, same_value
+from .formats import Param, format_value, same_value
 from .project import PinContext
 from .table import Source
 
@@ -63,13 +63,6 @@ def frame_sources(ctx: PinContext, frame: str | None) -> tuple[str, list[Source]
     return frame, [ctx.source(r) for r in ctx.profile.frames[frame]]
 
 
-def derived_source(derived: Derived) -> Source:
-    from .derive import render
-
-    text = "".join(line + "\n" for line in render(derived)).encode()
-    return Source(role=derived.target, file=parse_params(text, derived.target, "params"))
-
-
 @dataclass(frozen=True)
 class Flag:
     effective: Effective
@@ -108,18 +101,27 @@ def excluded_categories(derived: Derived) -> set[str]:
 
 def sitl_layers(ctx: PinContext, derived: Derived, frame: str | None = None) -> Layers:
     frame, frame_srcs = frame_sources(ctx, frame)
-    return stack([*frame_srcs, derived_source(derived)], frame, ctx.profile.frames[frame])
+    return stack([*frame_srcs, derived.source], frame, ctx.profile.frames[frame])
 
 
-def layer_report_lines(ctx: PinContext, derived: Derived) -> list[str]:
+@dataclass
+class SitlRun:
+    """The profile's SITL frame stacked under the derived file, and what survives unchosen."""
+
+    layers: Layers
+    flags: list[Flag]  # frame defaults in carried categories that differ from the hardware
+    accepted: list[Flag]  # the same, in categories the overlay leaves out on purpose
+
+
+def sitl_run(ctx: PinContext, derived: Derived) -> SitlRun | None:
     if not ctx.profile.sitl_frame:
-        return []
+        return None
     layers = sitl_layers(ctx, derived)
     flags, accepted = unchosen(ctx, layers, excluded_categories(derived))
-    return list(_layer_md(layers, derived, flags, accepted))
+    return SitlRun(layers, flags, accepted)
 
 
-def _layer_md(
+def layer_md(
     layers: Layers, derived: Derived, flags: list[Flag], accepted: list[Flag]
 ) -> Iterator[str]:
     order = " → ".join(s.file.file.rsplit("/", 1)[-1] for s in layers.layers)

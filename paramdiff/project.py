@@ -11,6 +11,7 @@ from .cache import Cache, default_cache_dir
 from .errors import ConfigError
 from .fetch import FetchedRole, TransportChoice, materialize
 from .formats import include_paths
+from .lock import Lock, read_lock
 from .metadata import Metadata, parse_pdef
 from .sources import Config, Profile, SourceSpec, load_config
 from .table import Classifier, Source, parse_any, parse_names
@@ -44,12 +45,15 @@ class Options:
     def cache(self) -> Cache:
         return Cache(self.cache_dir or default_cache_dir())
 
-    def transports(self) -> TransportChoice | None:
-        if self.offline:
-            return None
+    @cached_property
+    def _transport_choice(self) -> TransportChoice:
+        # One choice per run, so a mirror's MANIFEST.json is read once, not per batch.
         return TransportChoice.from_env(
             self.cache.root, self.mirror, override=self.transport, git_base=self.git_base
         )
+
+    def transports(self) -> TransportChoice | None:
+        return None if self.offline else self._transport_choice
 
     @cached_property
     def config(self) -> Config:
@@ -70,16 +74,20 @@ class PinContext:
 
     # -- bytes
 
+    @cached_property
+    def lock(self) -> Lock | None:
+        return read_lock(self.config.root)
+
     def fetched(self, roles: list[str]) -> dict[str, FetchedRole]:
         missing = [r for r in roles if r not in self._fetched]
         if missing:
             self._fetched.update(
                 materialize(
-                    self.config,
                     self.profile,
                     self.pin,
                     self.options.cache,
                     self.options.transports(),
+                    lock=self.lock,
                     roles=missing,
                     includes=blueos_includes,
                 )

@@ -10,6 +10,7 @@ from .channels import Finding, channel_findings
 from .compare import DIFFERS, SAME, Comparison, render
 from .derive import Derived
 from .formats import format_value
+from .layers import SitlRun, layer_md, sitl_run
 from .project import THREE_WAY, PinContext
 from .sdf import Channel, read_channels
 
@@ -31,7 +32,7 @@ class ReportInputs:
     derived: Derived
     model_channels: list[Channel]
     findings: list[Finding]
-    layer_lines: list[str]
+    sitl: SitlRun | None
 
 
 def gather(ctx: PinContext, derived: Derived) -> ReportInputs:
@@ -39,9 +40,7 @@ def gather(ctx: PinContext, derived: Derived) -> ReportInputs:
     models = ctx.fetched(["sitl_models"])["sitl_models"]
     channels, _ = read_channels(models.data, models.spec.path)
     findings = channel_findings(channels, derived.params(), ctx.profile.joint_roles, ctx.metadata)
-    from .layers import layer_report_lines
-
-    return ReportInputs(ctx, comp, derived, channels, findings, layer_report_lines(ctx, derived))
+    return ReportInputs(ctx, comp, derived, channels, findings, sitl_run(ctx, derived))
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
@@ -283,10 +282,10 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     total = len(d.base.file.params)
     yield f"The derived file carries {len(d.lines)} of {total} shipped parameters."
     yield ""
-    if inp.layer_lines:
+    if inp.sitl is not None:
         yield "## What SITL actually runs"
         yield ""
-        yield from inp.layer_lines
+        yield from layer_md(inp.sitl.layers, d, inp.sitl.flags, inp.sitl.accepted)
         yield ""
     yield "## Warnings"
     yield ""
@@ -303,9 +302,6 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     yield "<details>"
     yield f"<summary>Full table: {len(frame)} parameters ({len(not_same)} not the same)</summary>"
     yield ""
-    lines = list(render(comp, "markdown"))
-    # Drop the version preamble render() repeats; keep the table and the facts.
-    start = next(i for i, ln in enumerate(lines) if ln.startswith("| name"))
-    yield from lines[start:]
+    yield from render(comp, "markdown", preamble=False)
     yield ""
     yield "</details>"
