@@ -276,14 +276,26 @@ def _emit(lines: Iterable[str], target: Path | None, check: bool, fix: str, labe
     click.echo(f"{label} {'written' if written else 'unchanged'}")
 
 
+def output_options(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """-o and --check for a generated file whose default path is the profile's ``default``."""
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        f = click.option(
+            "--check", is_flag=True, help="Exit 1 with a diff if the file is out of date."
+        )(f)
+        return click.option(
+            "-o",
+            "--output",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help=f"Where to write (default: the profile's {default} path). '-' for stdout.",
+        )(f)
+
+    return decorate
+
+
 @main.command()
 @pin_options
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write (default: the profile's derived path). '-' for stdout.",
-)
+@output_options("derived")
 @click.option(
     "--format",
     "fmt",
@@ -292,7 +304,6 @@ def _emit(lines: Iterable[str], target: Path | None, check: bool, fix: str, labe
     show_default=True,
     help="params (sim_vehicle/MAVProxy), mp (Mission Planner), qgc.",
 )
-@click.option("--check", is_flag=True, help="Exit 1 with a diff if the file is out of date.")
 @handle_errors
 def derive(output: Path | None, fmt: str, check: bool, **kw: Any) -> None:
     """Write the SITL parameter file: hardware + overlay, with provenance."""
@@ -321,13 +332,7 @@ def _target(root: Path, output: Path | None, default: str | None) -> tuple[Path 
 
 @main.command()
 @pin_options
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write (default: the profile's report path). '-' for stdout.",
-)
-@click.option("--check", is_flag=True, help="Exit 1 with a diff if the report is out of date.")
+@output_options("report")
 @handle_errors
 def report(output: Path | None, check: bool, **kw: Any) -> None:
     """Write the markdown report for a pull request."""
