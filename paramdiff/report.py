@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .channels import Finding, channel_findings
 from .compare import DIFFERS, SAME, Comparison, render
 from .derive import Derived
-from .formats import format_value
+from .formats import format_value, same_value
 from .layers import SitlRun, layer_md, sitl_run
 from .project import THREE_WAY, PinContext
 from .sdf import Channel, read_channels
@@ -62,16 +62,15 @@ def consequence(comp: Comparison, name: str) -> str:
             notes.append("a steering + throttle mapping (26/70) is not skid-steer")
         return "; ".join(notes) or "different output function"
     if name.startswith("SERVO") and name.endswith(("_MIN", "_MAX")):
-        return (
-            "1100–1900 is 20% less PWM span than 1000–2000, so every command scales differently"
-            if {1100.0, 1000.0} & vs or {1900.0, 2000.0} & vs
-            else "different PWM span"
-        )
+        return _span_note(comp, name.rsplit("_", 1)[0])
     if name.startswith("SERVO") and name.endswith("_TRIM"):
+        # The model's value is where its command is zero; the others are trims.
+        models = [v for r, v in values.items() if comp.source(r).file.format == "sdf"]
+        neutral = models[0] if models else min(vs)
+        trims = sorted(v for v in vs if not same_value(v, neutral))
         return (
-            "neutral 1500 vs trim 1510 is a standing command at zero throttle: the boat creeps"
-            if {1500.0, 1510.0} <= vs
-            else "different neutral"
+            f"neutral {format_value(neutral)} vs trim {', '.join(map(format_value, trims))} is a "
+            "standing command at zero throttle: the boat creeps"
         )
     if name.startswith("SERVO") and name.endswith("_REVERSED"):
         return "one thruster pushes the other way; in the model, reversal is the multiplier's sign"
@@ -91,6 +90,28 @@ def consequence(comp: Comparison, name: str) -> str:
     if name.startswith("ATC_"):
         return "control gain or limit: the simulated boat will respond differently"
     return ""
+
+
+def _span_note(comp: Comparison, output: str) -> str:
+    """How the PWM spans of SERVOn_MIN..SERVOn_MAX differ between the sources."""
+    spans = set()
+    for role in comp.roles:
+        lo, hi = comp.params[role].get(f"{output}_MIN"), comp.params[role].get(f"{output}_MAX")
+        if lo is not None and hi is not None:
+            spans.add((lo.value, hi.value))
+    if len(spans) < 2:
+        return "different PWM range"
+    (a_lo, a_hi), (b_lo, b_hi) = (
+        min(spans, key=lambda s: s[1] - s[0]),
+        max(spans, key=lambda s: s[1] - s[0]),
+    )
+    less = round((1 - (a_hi - a_lo) / (b_hi - b_lo)) * 100)
+    if less == 0:
+        return "same PWM span, shifted: every command maps to a different PWM"
+    return (
+        f"{format_value(a_lo)}–{format_value(a_hi)} is {less}% less PWM span than "
+        f"{format_value(b_lo)}–{format_value(b_hi)}, so every command scales differently"
+    )
 
 
 def _md_table(headers: list[str], rows: list[list[str]]) -> Iterator[str]:
