@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.server
 import json
+import os
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -240,6 +243,34 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+@contextlib.contextmanager
+def unwritable(path: Path) -> Iterator[None]:
+    """Make a directory refuse new files, for real: chmod, and as root (which ignores modes)
+    the immutable attribute. Skips when the machine offers neither."""
+    os.chmod(path, 0o500)
+    immutable = False
+    if _writable(path):
+        immutable = subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
+    try:
+        if _writable(path):
+            pytest.skip("cannot make a directory unwritable here (root without chattr)")
+        yield
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        os.chmod(path, 0o700)
+
+
+def _writable(path: Path) -> bool:
+    probe = path / ".probe"
+    try:
+        probe.write_bytes(b"")
+    except OSError:
+        return False
+    probe.unlink()
+    return True
 
 
 def copy_fixture(name: str, dest: Path) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
-from conftest import C2, M1, build_mirror, small_upstream, tree_bytes
+from conftest import C2, M1, build_mirror, small_upstream, tree_bytes, unwritable
 
 from paramdiff.cache import Cache
 from paramdiff.cli import main
@@ -233,3 +233,20 @@ def test_ref_that_looks_like_an_option_is_refused(tmp_path: Path) -> None:
     assert result.output.startswith(
         "Error: sources.yaml:8: 'profiles.b.pins.1.hardware.ref' is not a safe git ref"
     )
+
+
+def test_unwritable_lock_and_cache_fail_cleanly(project: Path, tmp_path: Path) -> None:
+    mirror = str(tmp_path / "mirror")
+    with unwritable(project):
+        result = run(["fetch", "--mirror", mirror], project, tmp_path / "c")
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: cannot write {project / 'sources.lock'}")
+    assert not (project / "sources.lock").exists()
+    assert not list(project.glob(".sources.lock.*"))
+    cache = tmp_path / "ro-cache"
+    cache.mkdir()
+    with unwritable(cache):
+        result = run(["fetch", "--mirror", mirror], project, cache)
+    assert result.exit_code == 2
+    assert "cannot write the cache entry" in result.output
+    assert not (project / "sources.lock").exists()
