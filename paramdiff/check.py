@@ -98,9 +98,9 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         name = model.as_posix()
         channels, _ = read_channels(read_local(model), name)
         findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
-        for f in findings:
+        for finding in findings:
             out.fail(
-                f"{name}: {f}",
+                f"{name}: {finding}",
                 f"fix the <control> blocks of {name} (jointName, servo_min/servo_max, "
                 f"offset, multiplier sign) or add a delta in {derived.overlay.file}",
             )

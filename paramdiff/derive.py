@@ -151,6 +151,12 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
         yield "file sets every output parameter explicitly. Use -w to wipe stored parameters."
 
 
+def _line(ln: Line) -> int:
+    # Every line without a delta comes from the base file (build() guarantees it).
+    assert ln.shipped is not None
+    return ln.shipped.line
+
+
 def render(d: Derived, fmt: str = "params") -> Iterator[str]:
     """The derived file's lines in ``fmt``: params (sim_vehicle/MAVProxy), mp or qgc."""
     if fmt not in DERIVE_FORMATS:
@@ -187,7 +193,5 @@ def render(d: Derived, fmt: str = "params") -> Iterator[str]:
         if fmt == "mp":
             yield f"{ln.name},{value}"
             continue
-        trace = (
-            f"overlay:{ln.delta.line}" if ln.delta else f"{d.base.role}:{ln.shipped.line}"  # type: ignore[union-attr]
-        )
+        trace = f"overlay:{ln.delta.line}" if ln.delta else f"{d.base.role}:{_line(ln)}"
         yield f"{ln.name:<16} {value:<10} # [{trace}]"

@@ -9,7 +9,7 @@ Two entry points share one engine:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +20,7 @@ from .lock import LOCK_FILE, Lock, LockedFile, LockEntry, read_lock, require_ent
 from .sources import Config, Profile, SourceSpec
 from .transports import (
     GIT_BASE,
+    RAW_BASE,
     Fetched,
     GitTransport,
     HttpsTransport,
@@ -47,11 +48,19 @@ class TransportChoice:
 
     @classmethod
     def from_env(
-        cls, cache_dir: Path, mirror: str | None = None, **kw: str | None
+        cls,
+        cache_dir: Path,
+        mirror: str | None = None,
+        override: str | None = None,
+        git_base: str | None = None,
     ) -> TransportChoice:
-        mirror = mirror or os.environ.get(ENV_MIRROR) or None
-        git_base = kw.pop("git_base", None) or os.environ.get(ENV_GIT_BASE) or GIT_BASE
-        return cls(cache_dir=cache_dir, mirror=mirror, git_base=git_base, **kw)  # type: ignore[arg-type]
+        """Options win over the environment (PARAMDIFF_MIRROR, PARAMDIFF_GIT_BASE)."""
+        return cls(
+            cache_dir=cache_dir,
+            mirror=mirror or os.environ.get(ENV_MIRROR) or None,
+            override=override,
+            git_base=git_base or os.environ.get(ENV_GIT_BASE) or GIT_BASE,
+        )
 
     def for_source(self, spec: SourceSpec) -> Transport:
         name = "mirror" if self.mirror else (self.override or spec.transport or "https")
@@ -66,8 +75,9 @@ class TransportChoice:
             elif name == "git":
                 self._made[name] = GitTransport(self.cache_dir, self.git_base)
             else:
-                kw = {"raw_base": self.raw_base} if self.raw_base else {}
-                self._made[name] = HttpsTransport(git_base=self.git_base, **kw)
+                self._made[name] = HttpsTransport(
+                    raw_base=self.raw_base or RAW_BASE, git_base=self.git_base
+                )
         return self._made[name]
 
 
@@ -228,7 +238,7 @@ class _Engine:
             )
         return FetchedRole(spec, new_entry, data, status, previous=entry, includes=includes)
 
-    def many(self, jobs: list[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
+    def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
         with ThreadPoolExecutor(max_workers=MAX_WORKERS) as pool:
             futures = [pool.submit(self.one, *job) for job in jobs]
             results: list[FetchedRole] = []

@@ -267,7 +267,14 @@ class _Collector:
         )
 
     def value_row(
-        self, file: str, line: int, name: str, text: str, comment: str, **extra: object
+        self,
+        file: str,
+        line: int,
+        name: str,
+        text: str,
+        comment: str,
+        mav_type: int | None = None,
+        chain: tuple[Origin, ...] = (),
     ) -> Param | None:
         bad = check_name(name)
         if bad:
@@ -277,7 +284,7 @@ class _Collector:
         if value is None:
             self.problem(file, line, f"{name}: {problem}", "write a finite decimal number")
             return None
-        return Param(name, value, text, file, line, comment, **extra)  # type: ignore[arg-type]
+        return Param(name, value, text, file, line, comment, mav_type=mav_type, chain=chain)
 
 
 def _split_comment(line: str, marker: str) -> tuple[str, str]:

@@ -84,7 +84,8 @@ def unchosen(
     overlay left that category out on purpose."""
     hardware = ctx.source("hardware").file.params
     classifier = ctx.classifier()
-    flags, accepted = [], []
+    flags: list[Flag] = []
+    accepted: list[Flag] = []
     for eff in layers.from_frame():
         hw = hardware.get(eff.name)
         if hw is None or same_value(hw.value, eff.param.value):

@@ -62,16 +62,8 @@ class ParamMeta:
         return str(self.raw.get(name, "")).lower() in ("1", "true")
 
     @property
-    def calibration(self) -> bool:
-        return self.flag("Calibration")
-
-    @property
     def read_only(self) -> bool:
         return self.flag("ReadOnly")
-
-    @property
-    def reboot_required(self) -> bool:
-        return self.flag("RebootRequired")
 
     def label(self, value: float) -> str:
         """``74 (ThrottleRight)``, ``3 (bits: Barometer, Compass)``, or the number."""

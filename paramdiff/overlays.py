@@ -190,7 +190,7 @@ def validate_deltas(
 ) -> None:
     """Every delta names a real parameter, a valid value, and the value upstream has now."""
     for d in overlay.deltas:
-        where = {"file": overlay.file, "line": d.line}
+        file, line = overlay.file, d.line
         if metadata is not None:
             meta = metadata.get(d.param)
             if meta is None:
@@ -198,14 +198,16 @@ def validate_deltas(
                     f"delta {d.param}: no such parameter in {metadata.file} "
                     f"(firmware {metadata.firmware})",
                     "check the name; ArduPilot would silently ignore it",
-                    **where,
+                    file=file,
+                    line=line,
                 )
             problems = meta.problems(d.value)
             if problems:
                 raise ConfigError(
                     f"delta {d.param}: {'; '.join(problems)}",
                     "choose a value the firmware accepts",
-                    **where,
+                    file=file,
+                    line=line,
                 )
         upstream = base_params.get(d.param)
         if d.was is None and upstream is not None:
@@ -213,7 +215,8 @@ def validate_deltas(
                 f"delta {d.param} says upstream does not set it (was: null), but "
                 f"{overlay.base} at {commit[:12]} sets {upstream.text} ({upstream.origin})",
                 f"review the delta against the new upstream value, then set was: {upstream.text}",
-                **where,
+                file=file,
+                line=line,
             )
         if d.was is not None and (upstream is None or not same_value(upstream.value, d.was)):
             now = f"{upstream.text} ({upstream.origin})" if upstream else "nothing (not set)"
@@ -222,7 +225,8 @@ def validate_deltas(
                 f"{overlay.base} at {commit[:12]} now has {now}",
                 f"review the delta against the new upstream value, then update was: "
                 f"{upstream.text if upstream else 'null'} in {overlay.file}",
-                **where,
+                file=file,
+                line=line,
             )
         category = classify(d.param)
         rule = overlay.excluded_by(d.param, category)
@@ -231,5 +235,6 @@ def validate_deltas(
                 f"delta {d.param} targets a parameter the overlay excludes ({rule.label}: "
                 f"{rule.reason})",
                 "remove the delta, or add the parameter to select.include with a reason",
-                **where,
+                file=file,
+                line=line,
             )

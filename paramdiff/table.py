@@ -6,7 +6,7 @@ import fnmatch
 from dataclasses import dataclass, field
 
 from .errors import InputError
-from .formats import ParamFile, decode, detect_format, parse_params
+from .formats import IncludeReader, ParamFile, decode, detect_format, parse_params
 from .metadata import Metadata, firmware_of
 from .sdf import parse_sdf
 from .sources import Category, ScriptParams
@@ -53,7 +53,7 @@ def parse_any(
     *,
     lenient: bool = False,
     joint_roles: dict[str, int] | None = None,
-    read_include: object = None,
+    read_include: IncludeReader | None = None,
 ) -> ParamFile:
     """Any supported file (params formats or SDF) as a ParamFile."""
     if fmt == "auto":
@@ -67,7 +67,7 @@ def parse_any(
             file=file,
             line=1,
         )
-    return parse_params(data, file, fmt, lenient=lenient, read_include=read_include)  # type: ignore[arg-type]
+    return parse_params(data, file, fmt, lenient=lenient, read_include=read_include)
 
 
 @dataclass

@@ -48,6 +48,19 @@ def test_unwritable_output_leaves_nothing_behind(tmp_path: Path) -> None:
         assert sorted(p.name for p in target_dir.iterdir()) == ["old.params"]
 
 
+def test_mypy_is_clean() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "paramdiff", "--ignore-missing-imports"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
+
+
 def test_ruff_is_clean() -> None:
     import subprocess
     import sys
