@@ -142,10 +142,10 @@ class _Engine:
         return self.transports.for_source(spec)
 
     def _download(
-        self, spec: SourceSpec, ref: str, commit: str, path: str, locked: LockedFile | None
+        self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
     ) -> tuple[bytes, str, str]:
         """Bytes of ``path`` at ``commit``, verified against the lock and the source's claims."""
-        where = f"{spec.role} ({spec.repo}@{ref} -> {commit[:12]} {path})"
+        where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
         try:
             got: Fetched = self._transport(spec, path).get(spec.repo, commit, path)
         except FetchError as exc:
@@ -194,12 +194,12 @@ class _Engine:
             else None
         )
         data = self.cache.get(locked.sha256) if locked else None
-        status = "cached"
-        if data is None:
-            data, digest, blob = self._download(spec, spec.ref, commit, spec.path, locked)
-            status = "downloaded"
+        if locked is not None and data is not None:
+            # Cache.get re-hashed the bytes: they are the locked bytes, blob id included.
+            digest, blob, status = locked.sha256, locked.blob, "cached"
         else:
-            digest, blob = sha256_of(data), git_blob_id(data)
+            data, digest, blob = self._download(spec, commit, spec.path, locked)
+            status = "downloaded"
         includes: dict[str, bytes] = {}
         locked_files: list[LockedFile] = []
         old_includes = {i.path: i for i in entry.includes} if (entry and same_commit) else {}
@@ -212,7 +212,7 @@ class _Engine:
                 old = old_includes.get(inc)
                 inc_data = self.cache.get(old.sha256) if old else None
                 if inc_data is None:
-                    inc_data, _, _ = self._download(spec, spec.ref, commit, inc, old)
+                    inc_data, _, _ = self._download(spec, commit, inc, old)
                     status = "downloaded"
                 includes[inc] = inc_data
                 locked_files.append(
