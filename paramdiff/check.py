@@ -92,18 +92,32 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             )
         if not inputs.sitl.flags:
             out.passed.append(f"no frame default of {inputs.sitl.layers.frame} survives unchosen")
-    targets = [ctx.config.root / t for t in ctx.profile.target_models] + list(models or [])
     params = derived.params()
-    for model in targets:
-        name = model.as_posix()
-        channels, _ = read_channels(read_local(model), name)
+    for name, file, data in _target_models(ctx, models or []):
+        channels, _ = read_channels(data, file)
         findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
         for finding in findings:
+            in_model = f" — in the model: `{finding.fix}`" if finding.fix else ""
             out.fail(
-                f"{name}: {finding}",
+                f"{name}: {finding}{in_model}",
                 f"fix the <control> blocks of {name} (jointName, servo_min/servo_max, "
                 f"offset, multiplier sign) or add a delta in {derived.overlay.file}",
             )
         if not findings:
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
+    return out
+
+
+def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes]]:
+    """(label, file, bytes) of the profile's target models — pinned sdf roles or paths in
+    this repository — then of each --model file."""
+    out: list[tuple[str, str, bytes]] = []
+    for target in ctx.profile.target_models:
+        if target in ctx.specs:
+            f = ctx.fetched([target])[target]
+            out.append((f"{target} ({f.spec.repo}:{f.spec.path})", f.spec.path, f.data))
+        else:
+            out.append((target, target, read_local(ctx.config.root / target)))
+    for p in extra:
+        out.append((p.as_posix(), p.as_posix(), read_local(p)))
     return out

@@ -124,7 +124,11 @@ def main() -> None:
 @click.option("--update", is_flag=True, help="Re-resolve refs and show old → new commits.")
 @handle_errors
 def fetch(update: bool, **kw: Any) -> None:
-    """Fetch and verify the files a pin names; write sources.lock."""
+    """Fetch and verify the files a pin names; write sources.lock.
+
+    Without --profile: every profile that has --pin (or every pin of every profile
+    when --pin is not given either), so one command locks the whole project.
+    """
     from tabulate import tabulate
 
     from .fetch import fetch as do_fetch
@@ -132,22 +136,23 @@ def fetch(update: bool, **kw: Any) -> None:
 
     opts = _options(kw)
     config = opts.config
-    profile = config.profile(kw["profile"])
     transports = opts.transports()
-    result = do_fetch(
-        config, profile, kw["pin"], opts.cache, transports, update=update, includes=blueos_includes
-    )
-    headers = ["role", "source", "path", "size", "status"]
-    if update:
-        headers.append("update")
-    click.echo(f"{result.profile} {result.pin}:")
-    click.echo(tabulate(result.table(update), headers=headers, tablefmt="simple"))
-    if update:
-        from .history import update_hint
+    targets = config.fetch_targets(kw["profile"], kw["pin"])
+    for profile, pin in targets:
+        result = do_fetch(
+            config, profile, pin, opts.cache, transports, update=update, includes=blueos_includes
+        )
+        headers = ["role", "source", "path", "size", "status"]
+        if update:
+            headers.append("update")
+        click.echo(f"{result.profile} {result.pin}:")
+        click.echo(tabulate(result.table(update), headers=headers, tablefmt="simple"))
+        if update:
+            from .history import update_hint
 
-        for line in update_hint(opts, result):
-            click.echo(line)
-    click.echo("sources.lock " + ("written" if result.lock_written else "unchanged"))
+            for line in update_hint(opts, result):
+                click.echo(line)
+        click.echo("sources.lock " + ("written" if result.lock_written else "unchanged"))
 
 
 # --------------------------------------------------------------------------- show / diff / compare
@@ -355,19 +360,28 @@ def report(output: Path | None, check: bool, **kw: Any) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Also check this Gazebo model's channels against the derived file.",
 )
-@click.option("--all-profiles", is_flag=True, help="Check every profile's default pin.")
+@click.option("--all-profiles", is_flag=True, hidden=True)  # the default; kept for old scripts
 @handle_errors
 def check(models: tuple[Path, ...], all_profiles: bool, **kw: Any) -> None:
-    """Everything CI needs: lock, overlay, derived file, report, models, layers."""
+    """Everything CI needs: lock, overlay, derived file, report, models, layers.
+
+    Without --profile: every profile (at --pin where it has it, else its default pin).
+    """
     from .check import run_check
     from .errors import DriftError
     from .project import PinContext
 
     opts = _options(kw)
-    if all_profiles:
-        contexts = [PinContext(opts, name, None) for name in opts.config.profiles]
-    else:
+    profiles = opts.config.profiles
+    if kw["profile"] is None and models and len(profiles) > 1:
+        raise click.UsageError("--model needs --profile: name the vehicle the model simulates")
+    if kw["profile"] is not None and not all_profiles:
         contexts = [PinContext(opts, kw["profile"], kw["pin"])]
+    else:
+        pin = kw["pin"]
+        contexts = [
+            PinContext(opts, name, pin if pin in p.pins else None) for name, p in profiles.items()
+        ]
     findings: list[str] = []
     fixes: list[str] = []
     for ctx in contexts:

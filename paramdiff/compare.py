@@ -54,6 +54,10 @@ class Comparison:
         out = []
         for s in self.sources:
             meta = f"metadata {s.metadata.file}" if s.metadata else "no metadata"
+            if s.metadata and s.firmware and s.metadata.firmware != s.firmware:
+                meta += f"; none pinned for {s.firmware}"
+            if s.version and s.version_origin != "header":
+                meta = f"{s.version_origin}; {meta}"
             out.append(f"{s.role}: {s.version or 'no version header'} ({meta})")
         versions = {s.role: s.version for s in self.sources if s.version}
         if len(set(versions.values())) > 1:
@@ -214,6 +218,23 @@ def render(
             headers=["source", "subject", "key", "value", "where"],
             tablefmt="github" if md else "simple",
         ).splitlines()
+    overridden = [
+        [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
+        for r in comp.roles
+        for name in names
+        if (p := comp.params[r].get(name)) is not None and p.overrides
+    ]
+    if overridden:
+        yield ""
+        title = "Set again by a later included file (the later setting wins)"
+        yield f"### {title}" if md else f"{title}:"
+        yield ""
+        yield from tabulate(
+            overridden,
+            headers=["source", "name", "wins", "replaced"],
+            tablefmt="github" if md else "simple",
+            disable_numparse=True,
+        ).splitlines()
     if comp.warnings:
         yield ""
         yield "### Warnings" if md else "Warnings:"
@@ -300,6 +321,7 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
                 "line": p.line,
                 **({"note": p.note} if p.note else {}),
                 **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
+                **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
             }
         out["parameters"].append(
             {

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class Derived:
     excluded: dict[Rule, list[Param]] = field(default_factory=dict)
     frame: str | None = None
     frame_files: list[str] = field(default_factory=list)
+    frame_outputs: list[str] = field(default_factory=list)  # e.g. "SERVO1_FUNCTION 73"
+    vehicle: str | None = None  # sim_vehicle.py -v
     target: str = ""
 
     @property
@@ -107,11 +110,18 @@ def build(ctx: PinContext) -> Derived:
         inputs.append(ctx.source_meta(CALIBRATION_ROLE))
     for role in ctx.metadata_roles():
         inputs.append(ctx.source_meta(role))
-    frame_files = []
+    frame_files: list[str] = []
+    frame_values: dict[str, float] = {}
     if profile.sitl_frame:
-        frame_files = [
-            ctx.spec(r).path.rsplit("/", 1)[-1] for r in profile.frames[profile.sitl_frame]
-        ]
+        for role in profile.frames[profile.sitl_frame]:
+            frame_files.append(ctx.spec(role).path.rsplit("/", 1)[-1])
+            # Later frame files win, as in sim_vehicle.py.
+            frame_values.update({n: p.value for n, p in ctx.source(role).file.params.items()})
+    frame_outputs = [
+        f"{n} {format_value(v)}"
+        for n, v in sorted(frame_values.items(), key=lambda kv: natural_key(kv[0]))
+        if n.startswith("SERVO") and n.endswith("_FUNCTION")
+    ]
     return Derived(
         profile=profile.name,
         pin=ctx.pin,
@@ -122,6 +132,8 @@ def build(ctx: PinContext) -> Derived:
         excluded=excluded,
         frame=profile.sitl_frame,
         frame_files=frame_files,
+        frame_outputs=frame_outputs,
+        vehicle=profile.sitl_vehicle,
         target=profile.derived,
     )
 
@@ -138,23 +150,38 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
     yield f"  overlay: {d.overlay.file} sha256 {d.overlay.sha256}"
     yield ""
     yield f"Every value is {d.base.role}'s, from the line named as [{d.base.role}:LINE] in"
-    yield f"{d.base.path}, except lines marked DELTA, whose reasons are in the overlay."
+    yield f"{d.base.path}"
+    if d.base.file.includes_used():
+        yield f"(or [{d.base.role}:FILE:LINE] in a file it %includes, FILE relative to it),"
+    yield "except lines marked DELTA, whose reasons are in the overlay."
     if d.excluded:
         left = ", ".join(f"{r.label} ({len(ps)})" for r, ps in d.excluded.items())
         yield f"Left out on purpose: {left}; see the report."
     yield ""
+    if d.vehicle is None:
+        return
+    yield "Load it with:"
+    frame = f" -f {d.frame}" if d.frame else ""
+    yield f"  sim_vehicle.py -v {d.vehicle}{frame} --add-param-file={d.target}"
     if d.frame:
-        yield "Load it with:"
-        yield f"  sim_vehicle.py -v Rover -f {d.frame} --add-param-file={d.target}"
-        yield f"The frame's defaults load first ({' then '.join(d.frame_files)}; rover-skid sets"
-        yield "SERVO1_FUNCTION 73 / SERVO3_FUNCTION 74) and the last file loaded wins, so this"
-        yield "file sets every output parameter explicitly. Use -w to wipe stored parameters."
+        yield f"The frame's defaults load first ({' then '.join(d.frame_files)})."
+        if d.frame_outputs:
+            yield f"They set {' / '.join(d.frame_outputs)}."
+        yield "The last file loaded wins, so this file sets every output parameter explicitly."
+    else:
+        yield "sim_vehicle.py loads its own frame defaults first; they are not pinned in"
+        yield "sources.yaml, so `paramdiff layers` cannot say which of them survive."
+    yield "Use -w to wipe stored parameters."
 
 
-def _line(ln: Line) -> int:
-    # Every line without a delta comes from the base file (build() guarantees it).
+def _where(ln: Line, base: Source) -> str:
+    """LINE in the base file, FILE:LINE (relative to it) in a file it includes."""
+    # Every line without a delta comes from the base set (build() guarantees it).
     assert ln.shipped is not None
-    return ln.shipped.line
+    if ln.shipped.file == base.file.file:
+        return str(ln.shipped.line)
+    rel = posixpath.relpath(ln.shipped.file, posixpath.dirname(base.file.file) or ".")
+    return f"{rel}:{ln.shipped.line}"
 
 
 def render(d: Derived, fmt: str = "params") -> Iterator[str]:
@@ -193,5 +220,5 @@ def render(d: Derived, fmt: str = "params") -> Iterator[str]:
         if fmt == "mp":
             yield f"{ln.name},{value}"
             continue
-        trace = f"overlay:{ln.delta.line}" if ln.delta else f"{d.base.role}:{_line(ln)}"
+        trace = f"overlay:{ln.delta.line}" if ln.delta else f"{d.base.role}:{_where(ln, d.base)}"
         yield f"{ln.name:<16} {value:<10} # [{trace}]"

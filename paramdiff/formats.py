@@ -24,6 +24,8 @@ HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s
 PARAMS_SPLIT = re.compile(r"[ \t,=]+")  # the separators ArduPilot's own loader accepts
 INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
 BLUEOS_RE = re.compile(r"^([^:\s]+)\s*:\s*([^,\s]+)\s*,?\s*$")
+# Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params).
+BLUEOS_MP_RE = re.compile(r"^([^:,\s]+)\s*,\s*([^,\s]+)\s*$")
 QGC_TYPES = {1: "UINT8", 2: "INT8", 3: "UINT16", 4: "INT16", 5: "UINT32", 6: "INT32", 9: "REAL32"}
 PARAM_TEXT_FORMATS = ("params", "mp", "qgc", "blueos")
 
@@ -96,6 +98,10 @@ class ParamFile:
 
     def can_represent(self, name: str) -> bool:
         return self.representable is None or name in self.representable
+
+    def includes_used(self) -> bool:
+        """Whether any row came from a file this one %includes."""
+        return any(p.file != self.file for p in self.params.values())
 
 
 # --------------------------------------------------------------------------- helpers
@@ -405,22 +411,19 @@ def _parse_blueos(
                     "parse the file through a profile so its includes are fetched",
                 )
                 continue
-            try:
-                sub = decode(read(path), path)
-            except InputError:
-                raise
+            sub = decode(read(path), path)
             _parse_blueos(sub, path, col, read, (*chain, Origin(file, n)))
             continue
         if stripped.startswith("%"):
             col.problem(file, n, f"unknown directive '{stripped}'", "only %include is supported")
             continue
         body, comment = _split_comment(stripped, "//")
-        m = BLUEOS_RE.match(body)
+        m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body)
         if not m:
             col.problem(
                 file,
                 n,
-                f"'{body}' is not a parameter line (NAME: VALUE,)",
+                f"'{body}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
                 "write NAME: VALUE, or comment the line out with //",
             )
             continue

@@ -126,7 +126,10 @@ def layer_md(
     layers: Layers, derived: Derived, flags: list[Flag], accepted: list[Flag]
 ) -> Iterator[str]:
     order = " → ".join(s.file.file.rsplit("/", 1)[-1] for s in layers.layers)
-    yield f"`sim_vehicle.py -v Rover -f {layers.frame} --add-param-file={derived.target}` loads "
+    vehicle = derived.vehicle or "<vehicle>"
+    yield (
+        f"`sim_vehicle.py -v {vehicle} -f {layers.frame} --add-param-file={derived.target}` loads "
+    )
     yield f"{order}; the last file wins."
     yield ""
     survivors = layers.from_frame()

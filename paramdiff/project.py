@@ -169,6 +169,7 @@ class PinContext:
             path=spec.path,
             sha256=f.entry.sha256,
             lenient=spec.lenient,
+            declared_version=spec.firmware,
         )
         src.metadata = self.metadata_for(spec.firmware or src.firmware)
         self._sources[role] = src

@@ -114,10 +114,13 @@ def _span_note(comp: Comparison, output: str) -> str:
     )
 
 
-def _md_table(headers: list[str], rows: list[list[str]]) -> Iterator[str]:
+def _md_table(headers: list[str], rows: list[list[str]], empty: str = "") -> Iterator[str]:
     def esc(text: str) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")
 
+    if not rows and empty:
+        yield empty
+        return
     yield "| " + " | ".join(headers) + " |"
     yield "|" + "|".join("---" for _ in headers) + "|"
     for row in rows:
@@ -211,8 +214,24 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
                 consequence(comp, name),
             ]
         )
-    yield from _md_table(["param", "display name", *roles, "derived", "consequence"], rows)
+    yield from _md_table(
+        ["param", "display name", *roles, "derived", "consequence"],
+        rows,
+        empty="None: no vehicle parameter is set to different values.",
+    )
     yield ""
+    partial = Counter(
+        s
+        for c, s in zip(frame["category"], frame["status"], strict=True)
+        if c == "vehicle" and s not in (SAME, DIFFERS)
+    )
+    if partial:
+        yield (
+            "Set by some sources only (see the full table): "
+            + ", ".join(f"{n} {s}" for s, n in sorted(partial.items()))
+            + "."
+        )
+        yield ""
     yield "## Channel mapping: derived file vs the sitl_models Gazebo model"
     yield ""
     yield (
@@ -255,17 +274,15 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     if inp.findings:
         yield (
             f"**{len(inp.findings)} mismatches** — with this model the derived file would "
-            "not drive the boat as the real one is driven:"
+            "not drive the vehicle as the real one is driven:"
         )
         yield ""
         for f in inp.findings:
-            yield f"- {f}"
+            yield f"- {f}" + (f" — in the model: `{f.fix}`" if f.fix else "")
         yield ""
         yield (
-            "The derived file keeps the shipped output mapping (it describes the real boat). "
-            "The model should change: swap its channels' `jointName`s (or channels) to match "
-            "SERVO1 = starboard (ThrottleRight) and SERVO3 = port (ThrottleLeft), and use "
-            "`servo_min` 1100 / `servo_max` 1900 with `offset` -0.5 (neutral 1500). "
+            "The derived file keeps the shipped output mapping (it describes the real vehicle); "
+            "the model is what should change, as listed per channel. "
             "`paramdiff check --model <model.sdf>` verifies a fixed model."
         )
     else:
@@ -287,7 +304,11 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
                 delta.ref or "",
             ]
         )
-    yield from _md_table(["param", "shipped", "derived", "reason", "ref"], rows)
+    yield from _md_table(
+        ["param", "shipped", "derived", "reason", "ref"],
+        rows,
+        empty="None: every value in the derived file is the shipped one.",
+    )
     yield ""
     yield "### Left out of the derived file"
     yield ""
@@ -298,7 +319,9 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
             f" … (+{len(names) - 8})" if len(names) > 8 else ""
         )
         rows.append([rule.label, str(len(params)), rule.reason, shown])
-    yield from _md_table(["rule", "count", "reason", "parameters"], rows)
+    yield from _md_table(
+        ["rule", "count", "reason", "parameters"], rows, empty="Nothing: every shipped parameter."
+    )
     yield ""
     total = len(d.base.file.params)
     yield f"The derived file carries {len(d.lines)} of {total} shipped parameters."

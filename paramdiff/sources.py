@@ -76,6 +76,7 @@ class Profile:
     target_models: tuple[str, ...] = ()
     frames: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sitl_frame: str | None = None
+    sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
 
     def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
         pin = pin or self.default_pin
@@ -106,6 +107,22 @@ class Config:
                 f"use one of: {', '.join(self.profiles)}",
             )
         return self.profiles[name]
+
+    def fetch_targets(self, profile: str | None, pin: str | None) -> list[tuple[Profile, str]]:
+        """(profile, pin) pairs a fetch covers: one profile if named, else every profile
+        that has ``pin``, else every pin of every profile."""
+        if profile is not None:
+            chosen = self.profile(profile)
+            return [(chosen, chosen.pin(pin)[0])]
+        if pin is None:
+            return [(p, name) for p in self.profiles.values() for name in p.pins]
+        targets = [(p, pin) for p in self.profiles.values() if pin in p.pins]
+        if not targets:
+            raise ConfigError(
+                f"no profile in {self.file} has pin '{pin}'",
+                "use a pin one of the profiles declares, or name one with --profile",
+            )
+        return targets
 
 
 # --------------------------------------------------------------------------- validation
@@ -258,6 +275,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
             "target_models",
             "frames",
             "sitl_frame",
+            "sitl_vehicle",
         },
     )
     pins_raw = raw["pins"]
@@ -323,7 +341,18 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         )
     targets = raw.get("target_models") or []
     for i, t in enumerate(targets):
-        check_relpath(t, doc, (*path, "target_models", i))
+        tpath = (*path, "target_models", i)
+        if isinstance(t, str) and ROLE_RE.match(t):
+            # A role name: the pinned model itself must agree with the derived file.
+            for pin, specs in pins.items():
+                if t not in specs or specs[t].format != "sdf":
+                    raise doc.error(
+                        tpath,
+                        f"target model '{t}' is not an sdf role of pin '{pin}'",
+                        "name an sdf role (e.g. sitl_models) or a model path in this repository",
+                    )
+        else:
+            check_relpath(t, doc, tpath)
     return Profile(
         name=name,
         description=str(raw.get("description", "")),
@@ -341,6 +370,9 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         target_models=tuple(targets),
         frames=frames,
         sitl_frame=sitl_frame,
+        sitl_vehicle=_str(doc, (*path, "sitl_vehicle"), raw["sitl_vehicle"])
+        if "sitl_vehicle" in raw
+        else None,
     )
 
 

@@ -26,10 +26,17 @@ class Source:
     path: str | None = None
     sha256: str | None = None
     lenient: bool = False
+    declared_version: str | None = None  # sources.yaml's `firmware:` for files with no header
 
     @property
     def version(self) -> str | None:
-        return self.file.header.get("Version")
+        return self.file.header.get("Version") or self.declared_version
+
+    @property
+    def version_origin(self) -> str:
+        if self.file.header.get("Version"):
+            return "header"
+        return "declared in sources.yaml" if self.declared_version else "no version header"
 
     @property
     def firmware(self) -> str | None:

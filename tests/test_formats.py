@@ -66,6 +66,9 @@ def test_blueos_includes_resolve_relative_and_later_wins() -> None:
     assert frame.file == "4.7/base.params"
     assert [str(o) for o in frame.chain] == [f"{main}:2"]
     assert f.params["SERIAL0_PROTOCOL"].comment == "MAVLink2"
+    # Included files may use Mission Planner's NAME,VALUE (as power_sense_module.params does).
+    amps = f.params["BATT_AMP_PERVLT"]
+    assert (amps.value, amps.file, amps.line) == (37.8788, "hardware/board.params", 3)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The real pin 4.7 from ../shared/upstream (skipped, saying so, when the mirror is absent)."""
+"""The real pins from ../shared/upstream (skipped, saying so, when the mirror is absent)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]
             shutil.copy(src, base / name)
     (base / "sources.lock").unlink()
     loc = ["--root", str(base), "--cache-dir", str(base / ".cache"), "--mirror", str(mirror)]
-    result = CliRunner().invoke(main, ["fetch", "--pin", "4.7", *loc])
+    # No --profile and no --pin: every pin of every profile, as the committed lock holds.
+    result = CliRunner().invoke(main, ["fetch", *loc])
     assert result.exit_code == 0, result.output
     return base, loc
 
@@ -92,6 +93,9 @@ def test_check_against_sitl_models_fails_channel_by_channel(
         "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e/Gazebo/models/blueboat/model.sdf"
     )
     out = invoke("check", *loc, "--model", str(model))
+    assert out.exit_code == 2
+    assert "--model needs --profile" in out.output
+    out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
     assert out.exit_code == 1
     assert (
         "channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73 "
@@ -101,7 +105,9 @@ def test_check_against_sitl_models_fails_channel_by_channel(
         "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX "
         "1100–1900" in out.output
     )
-    good = invoke("check", *loc, "--model", str(FIXTURES / "model_matching.sdf"))
+    assert "in the model: `<jointName>motor_stbd_joint</jointName>`" in out.output
+    matching = str(FIXTURES / "model_matching.sdf")
+    good = invoke("check", *loc, "--profile", "blueboat", "--model", matching)
     assert good.exit_code == 0, good.output
     assert "model_matching.sdf: 2 channel(s) agree with derived/blueboat_sitl.params" in good.output
 
@@ -159,3 +165,63 @@ def test_validate_flags_unknown_names(checkout: tuple[Path, list[str]], tmp_path
         in out.output
     )
     assert "SERVO1_FUNCTION 999 is not one of its values" in out.output
+
+
+def test_bluerov2_heavy_includes_are_resolved_and_traced(checkout: tuple[Path, list[str]]) -> None:
+    base, loc = checkout
+    lock = (base / "sources.lock").read_text()
+    for included in (
+        "params/ardupilot/ArduSub/4.7/base.params",
+        "params/ardupilot/ArduSub/4.7/heavy.params",
+        "params/ardupilot/ArduSub/hardware/boards/navigator.params",
+        "params/ardupilot/ArduSub/hardware/tmp119.params",
+        "params/ardupilot/ArduSub/hardware/power_sense_module.params",
+    ):
+        assert f"path: {included}" in lock
+    out = invoke("compare", "three-way", *loc, "--profile", "bluerov2_heavy")
+    assert out.exit_code == 0, out.output
+    text = out.output
+    assert "VERSION MISMATCH: hardware says 4.7, sitl says 4.5" in text
+    assert (
+        "sitl: 4.5 (declared in sources.yaml; metadata Sub-4.7/apm.pdef.json; none pinned" in text
+    )
+    # Later include wins, both places named.
+    row = next(ln for ln in text.splitlines() if ln.startswith("hardware  SERVO14_FUNCTION"))
+    assert "182 at params/ardupilot/ArduSub/4.7/navigator/Heavy BlueROV2.params:16" in row
+    assert "-1 at params/ardupilot/ArduSub/4.7/base.params:18" in row
+    assert "BTN10_SFUNCTION is set again to the same value" in text
+    csv = invoke("compare", "three-way", *loc, "--profile", "bluerov2_heavy", "--format", "csv")
+    rows = {ln.split(",")[0]: ln.split(",") for ln in csv.output.splitlines()}
+    assert rows["SERVO1_FUNCTION"][1:5] == ["33", "", "33", "missing in sitl"]
+    assert rows["SERVO8_FUNCTION"][1:5] == ["40", "", "40", "missing in sitl"]
+    assert rows["LEAK1_PIN"][5] == "board"
+    # The Mission Planner-style lines of an included file are read too.
+    assert rows["BATT_AMP_PERVLT"][1] == "37.8788"
+
+
+def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
+    checkout: tuple[Path, list[str]],
+) -> None:
+    base, loc = checkout
+    derived = (base / "derived/bluerov2_heavy_sitl.params").read_text()
+    assert "SERVO1_FUNCTION  33         # [hardware:../heavy.params:5]" in derived
+    assert "SERVO14_FUNCTION 182        # [hardware:16]" in derived
+    assert "ATC_INPUT_TC     0.1        # [hardware:../base.params:22]" in derived
+    assert "LEAK1_PIN" not in derived and "AHRS_ORIENTATION" not in derived
+    assert "sim_vehicle.py -v ArduSub --add-param-file=derived/bluerov2_heavy_sitl.params" in (
+        derived
+    )
+    out = invoke("check", *loc, "--profile", "bluerov2_heavy")
+    assert out.exit_code == 0, out.output
+    assert (
+        "sitl_models (clydemcqueen/bluerov2_gz:models/bluerov2_heavy/model.sdf): 8 channel(s) "
+        "agree with derived/bluerov2_heavy_sitl.params" in out.output
+    )
+
+
+def test_check_covers_every_profile_by_default(checkout: tuple[Path, list[str]]) -> None:
+    _, loc = checkout
+    out = invoke("check", *loc)
+    assert out.exit_code == 0, out.output
+    assert "ok    blueboat 4.7: reports/blueboat-4.7.md is up to date" in out.output
+    assert "ok    bluerov2_heavy 4.7: reports/bluerov2_heavy-4.7.md is up to date" in out.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import FIXTURES
 
+from paramdiff.channels import channel_findings
 from paramdiff.errors import InputError
 from paramdiff.sdf import parse_sdf, read_channels
 
@@ -49,6 +50,33 @@ def test_neutral_reversal_and_command() -> None:
     f = parse_sdf(sdf, "s", {})
     assert f.params["SERVO2_REVERSED"].value == 1
     assert "has no role in the profile's joint_roles" in str(f.warnings[0])
+
+
+def test_unset_servo_range_means_the_firmware_default() -> None:
+    """SRV_Channel's defaults (1100/1900/1500) apply when no file sets MIN/MAX/TRIM."""
+    channels, _ = read_channels((FIXTURES / "model.sdf").read_bytes(), "m.sdf")
+    params = {"SERVO1_FUNCTION": 74.0, "SERVO3_FUNCTION": 73.0, "SERVO3_MAX": 2000.0}
+    found = [str(f) + " | " + f.fix for f in channel_findings(channels, params, ROLES)]
+    assert found == [
+        "channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73, but "
+        "SERVO1_FUNCTION is 74 | <jointName>motor_stbd_joint</jointName>",
+        "channel 0 (motor_port_joint, SERVO1): model range 1000–2000 vs SERVO1_MIN/MAX "
+        "1100–1900 (not set: firmware default) (20% less PWM span: every command maps to a "
+        "different thrust) | <servo_min>1100</servo_min> <servo_max>1900</servo_max> "
+        "<offset>-0.5</offset>",
+        "channel 2 (motor_stbd_joint, SERVO3): drives motor_stbd_joint, which is 74, but "
+        "SERVO3_FUNCTION is 73 | <jointName>motor_port_joint</jointName>",
+        "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX "
+        "1100–2000 (not set: firmware default) (10% less PWM span: every command maps to a "
+        "different thrust) | <servo_min>1100</servo_min> <servo_max>2000</servo_max> "
+        "<offset>-0.444444</offset>",
+    ]
+    matching = {
+        "SERVO1_FUNCTION": 73.0,
+        "SERVO3_FUNCTION": 74.0,
+        **{f"SERVO{n}_{k}": v for n in (1, 3) for k, v in (("MIN", 1000.0), ("MAX", 2000.0))},
+    }
+    assert channel_findings(channels, matching, ROLES) == []
 
 
 @pytest.mark.parametrize(
