@@ -259,6 +259,27 @@ def three_way(lenient: bool, **kw: Any) -> None:
     _print_comparison(comp, kw.pop("fmt"), title, **kw)
 
 
+@compare.command("pins")
+@click.argument("pins", nargs=-1, required=True)
+@click.option(
+    "--role", default="hardware", show_default=True, help="Which source to follow across pins."
+)
+@click.option("--profile", help="Vehicle profile (default: the first in sources.yaml).")
+@location_options
+@table_options
+@handle_errors
+def pins(pins: tuple[str, ...], role: str, **kw: Any) -> None:
+    """One role's file across pins, e.g. `compare pins 4.6 4.7`: what changed."""
+    from .project import compare_pins
+
+    if len(pins) < 2:
+        raise click.UsageError("give at least two pins, e.g. paramdiff compare pins 4.6 4.7")
+    profile = kw.pop("profile")
+    comp = compare_pins(_options(kw), profile, list(pins), role)
+    title = f"{role} across pins " + " vs ".join(pins)
+    _print_comparison(comp, kw.pop("fmt"), title, **kw)
+
+
 # ------------------------------------------------------------------ derive / report / check
 
 

@@ -25,46 +25,80 @@ def update_hint(opts: Any, result: Any) -> list[str]:
         changed = sorted(
             n for n in set(a) | set(b) if n not in a or n not in b or a[n].value != b[n].value
         )
+        shown = ", ".join(changed[:6]) + (
+            f" (+{len(changed) - 6} more)" if len(changed) > 6 else ""
+        )
+        where = f"--profile {result.profile} --pin {result.pin} --role {r.spec.role}"
         lines.append(
             f"{r.spec.role}: {len(changed)} parameters changed upstream "
-            f"({r.previous.commit[:12]} -> {r.entry.commit[:12]}); run: "
-            f"paramdiff history 'PARAM' --role {r.spec.role}"
+            f"({r.previous.commit[:12]} -> {r.entry.commit[:12]}): {shown or 'none'}"
         )
+        if changed:
+            lines.append(
+                f"  each one's values over upstream history: paramdiff history {changed[0]} {where}"
+            )
+        others = [p for p in opts.config.profile(result.profile).pins if p != result.pin]
+        if others:
+            lines.append(
+                f"  against another pin: paramdiff compare pins {others[0]} {result.pin} "
+                f"--profile {result.profile} --role {r.spec.role}"
+            )
     return lines
 
 
 def history(
     opts: Any, profile: str | None, pin: str | None, role: str, pattern: str
 ) -> list[list[str]]:
-    """The value of ``pattern`` (a name or glob) in ``role``'s file at every commit that
-    changed the file, oldest first, from the mirror's MANIFEST."""
+    """The value of ``pattern`` (a name or glob) in ``role``'s file at every upstream commit
+    that changed the file, oldest first: from a mirror's MANIFEST.json, else from git log."""
     import fnmatch
 
     from .errors import ConfigError
-    from .formats import format_value, parse_params
+    from .formats import format_value
     from .project import PinContext
-    from .transports import MirrorTransport
+    from .table import parse_any
+    from .transports import GitTransport, MirrorTransport
 
     ctx = PinContext(opts, profile, pin)
     spec = ctx.spec(role)
-    choice = opts.transports()
-    if choice is None or not choice.mirror:
+    if spec.format in ("sdf", "names", "pdef"):
         raise ConfigError(
-            "history reads upstream commits from a mirror's MANIFEST.json",
-            "pass --mirror DIR|URL or set PARAMDIFF_MIRROR (git log is not wired in yet)",
+            f"role '{role}' is a {spec.format} file, not a parameter set",
+            "follow a parameter role such as hardware or sitl",
         )
-    mirror = choice.for_source(spec)
-    assert isinstance(mirror, MirrorTransport)
+    choice = opts.transports()
+    if choice is None:
+        raise ConfigError(
+            "history needs upstream commits, and --offline forbids reaching them",
+            "run it without --offline (with --mirror DIR|URL where there is no network)",
+        )
+    source = choice.for_source(spec)
+    commits: list[dict[str, Any]]
+    if isinstance(source, MirrorTransport):
+        commits = [
+            c
+            for c in source.commits(spec.repo)
+            if spec.path in source.paths_at(spec.repo, c["sha"])
+        ]
+    else:
+        source = GitTransport(opts.cache.root, choice.git_base)
+        commits = source.commits_touching(spec.repo, spec.ref, spec.path)
     rows: list[list[str]] = []
-    last_sha = None
-    for commit in reversed(mirror.commits(spec.repo)):
-        info = mirror.paths_at(spec.repo, commit["sha"]).get(spec.path)
-        if info is None or info["sha256"] == last_sha:
-            continue
-        last_sha = info["sha256"]
-        got = mirror.get(spec.repo, commit["sha"], spec.path)
-        params = parse_params(got.data, spec.path, spec.format, lenient=True).params
+    last = None
+    for commit in reversed(commits):
+        sha = commit["sha"]
+        data = source.get(spec.repo, sha, spec.path).data
+        if data == last:
+            continue  # the commit touched the repository, not this file
+        last = data
+
+        def read_include(path: str, sha: str = sha) -> bytes:
+            return source.get(spec.repo, sha, path).data
+
+        params = parse_any(
+            data, spec.path, spec.format, lenient=True, read_include=read_include
+        ).params
         names = sorted(n for n in params if fnmatch.fnmatchcase(n, pattern.upper()))
         values = ", ".join(f"{n}={format_value(params[n].value)}" for n in names) or "(not set)"
-        rows.append([commit["sha"][:12], commit["date"][:10], commit["subject"][:60], values])
+        rows.append([sha[:12], commit["date"][:10], commit["subject"][:60], values])
     return rows

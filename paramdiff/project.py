@@ -208,3 +208,19 @@ class PinContext:
 
 
 THREE_WAY = ("hardware", "sitl", "sitl_models")
+
+
+def compare_pins(options: Options, profile: str | None, pins: list[str], role: str) -> Comparison:
+    """One role of a profile across pins (``hardware@4.6`` vs ``hardware@4.7``): what moved.
+
+    Each side keeps its own firmware's metadata; categories use every pin's metadata.
+    """
+    from dataclasses import replace
+
+    from .compare import compare
+
+    contexts = [PinContext(options, profile, pin) for pin in pins]
+    sources = [replace(c.source(role), role=f"{role}@{c.pin}") for c in contexts]
+    classifier = contexts[-1].classifier()
+    classifier.metadata = tuple(m for c in contexts for m in c.metadata_by_firmware.values())
+    return compare(sources, classifier, contexts[-1].metadata)

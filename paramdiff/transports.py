@@ -261,6 +261,36 @@ class GitTransport:
                 ) from None
         return Fetched(bytes(data), blob=str(blob).strip())
 
+    def commits_touching(self, repo: str, ref: str, path: str) -> list[dict[str, str]]:
+        """Every commit on ``ref`` that changed ``path``, newest first (sha, date, subject).
+
+        Fetches the ref's full history into the cached bare repository (blobs are read
+        later, one per commit, by ``get``).
+        """
+        import git
+
+        with self._guard:
+            lock = self._locks.setdefault(repo, threading.Lock())
+        with lock:
+            bare = self._bare(repo)
+            deepen = ["--unshallow"] if (Path(bare.git_dir) / "shallow").exists() else []
+            try:
+                bare.git.execute(["git", "fetch", "--quiet", *deepen, "--", self.url(repo), ref])
+                out = bare.git.execute(
+                    ["git", "log", "--format=%H%x1f%cI%x1f%s", "FETCH_HEAD", "--", path]
+                )
+            except git.GitCommandError as exc:
+                raise TransportError(
+                    f"git history of {repo} {ref} from {self.url(repo)} failed: "
+                    f"{(exc.stderr or '').strip()[:200]}",
+                    "check the ref exists upstream and the host allows fetching it",
+                ) from None
+        commits = []
+        for line in str(out).splitlines():
+            sha, date, subject = line.split("\x1f", 2)
+            commits.append({"sha": sha, "date": date, "subject": subject})
+        return commits
+
 
 class MirrorTransport:
     """A mirror laid out like raw.githubusercontent.com, with MANIFEST.json beside ``raw/``.

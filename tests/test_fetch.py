@@ -161,7 +161,10 @@ def test_update_reports_old_and_new_commit(project: Path, tmp_path: Path) -> Non
     result = run(["fetch", "--update", "--mirror", str(mirror)], project, tmp_path / "c")
     assert result.exit_code == 0, result.output
     assert "c2c2c2c2c2c2 -> c1c1c1c1c1c1, file changed" in result.output
-    assert "hardware: 1 parameters changed upstream" in result.output
+    assert "hardware: 1 parameters changed upstream (c2c2c2c2c2c2 -> c1c1c1c1c1c1): " in (
+        result.output
+    )
+    assert "values over upstream history: paramdiff history " in result.output
 
 
 def test_offline_uses_cache_and_fails_clearly(project: Path, tmp_path: Path) -> None:
@@ -207,7 +210,7 @@ def test_git_transport_resolves_and_reads_blobs(tmp_path: Path) -> None:
 
 
 def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
-    _, _, second = make_repo(tmp_path / "repos" / "acme" / "params.git")
+    _, first, second = make_repo(tmp_path / "repos" / "acme" / "params.git")
     root = tmp_path / "p"
     root.mkdir()
     (root / "sources.yaml").write_text(
@@ -218,6 +221,16 @@ def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
     result = run(["fetch", "--git-base", (tmp_path / "repos").as_uri()], root, tmp_path / "c")
     assert result.exit_code == 0, result.output
     assert f"commit: {second}" in (root / "sources.lock").read_text()
+    # history from git log: the cached clone is shallow (depth 1) and gets deepened.
+    result = run(
+        ["history", "WP_*", "--git-base", (tmp_path / "repos").as_uri()], root, tmp_path / "c"
+    )
+    assert result.exit_code == 0, result.output
+    rows = [ln.split() for ln in result.output.splitlines()[2:]]
+    assert [(r[0], r[2], r[-1]) for r in rows] == [
+        (first[:12], "first", "set)"),
+        (second[:12], "second", "WP_RADIUS=1"),
+    ]
 
 
 def test_ref_that_looks_like_an_option_is_refused(tmp_path: Path) -> None:

@@ -225,3 +225,35 @@ def test_check_covers_every_profile_by_default(checkout: tuple[Path, list[str]])
     assert out.exit_code == 0, out.output
     assert "ok    blueboat 4.7: reports/blueboat-4.7.md is up to date" in out.output
     assert "ok    bluerov2_heavy 4.7: reports/bluerov2_heavy-4.7.md is up to date" in out.output
+
+
+def test_compare_pins_shows_what_moved_between_4_6_and_4_7(
+    checkout: tuple[Path, list[str]],
+) -> None:
+    _, loc = checkout
+    out = invoke("compare", "pins", "4.6", "4.7", *loc, "--format", "csv")
+    assert out.exit_code == 0, out.output
+    rows = {ln.split(",")[0]: ln.split(",") for ln in out.output.splitlines()}
+    assert rows["name"][1:3] == ["hardware@4.6", "hardware@4.7"]
+    assert rows["FS_ACTION"][1:4] == ["4", "6", "differs"]
+    assert rows["EK3_SRC2_POSZ"][1:4] == ["1", "0", "differs"]
+    assert rows["ARMING_CHECK"][3] == "only in hardware@4.6"
+    assert rows["ARMING_SKIPCHK"][3] == "only in hardware@4.7"
+    text = invoke("compare", "pins", "4.6", "4.7", *loc, "--role", "sitl", "--only-differences")
+    assert text.exit_code == 0, text.output
+    assert "0 parameters shown: none" in text.output  # the same SITL file at both pins
+    bad = invoke("compare", "pins", "4.7", *loc)
+    assert bad.exit_code == 2 and "give at least two pins" in bad.output
+
+
+def test_history_of_fs_action_across_the_mirror(checkout: tuple[Path, list[str]]) -> None:
+    _, loc = checkout
+    out = invoke("history", "FS_ACTION", *loc)
+    assert out.exit_code == 0, out.output
+    rows = [ln.split()[-1] for ln in out.output.splitlines()[2:]]
+    assert rows == ["FS_ACTION=4", "FS_ACTION=6", "FS_ACTION=6"]
+    heavy = invoke("history", "SERVO14_FUNCTION", *loc, "--profile", "bluerov2_heavy")
+    assert heavy.exit_code == 0, heavy.output
+    # Through the includes: lights moved from 59/60 to 181/182 upstream.
+    values = [ln.split()[-1] for ln in heavy.output.splitlines()[2:]]
+    assert values[0] == "SERVO14_FUNCTION=60" and values[-1] == "SERVO14_FUNCTION=182"
