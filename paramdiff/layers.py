@@ -54,6 +54,13 @@ def stack(layers: list[Source], frame: str, frame_roles: tuple[str, ...]) -> Lay
 
 def frame_sources(ctx: PinContext, frame: str | None) -> tuple[str, list[Source]]:
     frame = frame or ctx.profile.sitl_frame
+    if not ctx.profile.frames:
+        raise ConfigError(
+            f"profile '{ctx.profile.name}' pins no sim_vehicle.py frame defaults, so there are "
+            "no layers to show",
+            "pin the frame's files (ArduPilot's Tools/autotest/default_params/*.parm) as roles "
+            "and list them under 'frames:' in sources.yaml",
+        )
     if not frame or frame not in ctx.profile.frames:
         raise ConfigError(
             f"profile '{ctx.profile.name}' has no frame '{frame}'",

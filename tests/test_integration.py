@@ -211,6 +211,13 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
     assert "sim_vehicle.py -v ArduSub --add-param-file=derived/bluerov2_heavy_sitl.params" in (
         derived
     )
+    out = invoke("layers", *loc, "--profile", "bluerov2_heavy")
+    assert out.exit_code == 2
+    assert out.output == (
+        "Error: profile 'bluerov2_heavy' pins no sim_vehicle.py frame defaults, so there are "
+        "no layers to show — pin the frame's files (ArduPilot's Tools/autotest/default_params/"
+        "*.parm) as roles and list them under 'frames:' in sources.yaml\n"
+    )
     out = invoke("check", *loc, "--profile", "bluerov2_heavy")
     assert out.exit_code == 0, out.output
     assert (
