@@ -4,6 +4,7 @@
 
 Targets (ratios, not seconds, so they hold on any machine):
   compare three-way, derive --check, check   <= 1.3 x  python -c "import pandas, yaml, click"
+                                             (check: one profile, and every profile)
   paramdiff --help                           <= 1.5 x  python -c "import click"
   warm fetch with a satisfied lock           0 network requests (counted by a local server)
   diff over every BlueBoat120.params version <= 2 x    one three-way compare
@@ -81,7 +82,13 @@ def main() -> None:
 
     measure("compare three-way", [*PD, "compare", "three-way", "--offline"], base_heavy, 1.3)
     measure("derive --check", [*PD, "derive", "--check", "--offline"], base_heavy, 1.3)
-    measure("check", [*PD, "check", "--offline"], base_heavy, 1.3)
+    measure(
+        "check --profile blueboat",
+        [*PD, "check", "--profile", "blueboat", "--offline"],
+        base_heavy,
+        1.3,
+    )
+    measure("check (every profile)", [*PD, "check", "--offline"], base_heavy, 1.3)
     measure("--help", [*PD, "--help"], base_click, 1.5)
     three = rows[0][1]
     versions = blueboat_versions(mirror)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .compare import Comparison
+    from .comparison import Comparison
 
 
 def compare(*sources: Any, **kw: Any) -> Comparison:
@@ -18,7 +18,7 @@ def compare(*sources: Any, **kw: Any) -> Comparison:
     whose ``.frame`` is a pandas DataFrame indexed by parameter name."""
     from pathlib import Path
 
-    from .compare import compare as _compare
+    from .comparison import compare as _compare
     from .localfiles import local_sources
     from .table import Source
 

@@ -179,7 +179,7 @@ def table_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _print_comparison(comp: Any, fmt: str, title: str | None, **kw: Any) -> None:
-    from .compare import render, select
+    from .comparison import render, select
 
     names = select(comp, kw["only_differences"], tuple(kw["categories"]), tuple(kw["params"]))
     _echo_lines(render(comp, fmt, names, title))
@@ -209,7 +209,7 @@ def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
 @handle_errors
 def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **kw: Any) -> None:
     """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
-    from .compare import compare
+    from .comparison import compare
     from .formats import write_rows
     from .localfiles import local_source
 
@@ -229,7 +229,7 @@ def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **
 @handle_errors
 def diff(files: tuple[Path, ...], input_format: str, lenient: bool, **kw: Any) -> None:
     """N-way compare of local files (params or SDF), like mavparmdiff."""
-    from .compare import compare
+    from .comparison import compare
     from .localfiles import local_sources
 
     if len(files) < 2:

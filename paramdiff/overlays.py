@@ -9,7 +9,9 @@ delta that upstream has moved under is detected as stale instead of applied blin
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from .cache import sha256_of
 from .errors import ConfigError, StaleOverlayError
 from .formats import Param, check_name, format_value, parse_number, same_value
 from .metadata import Metadata
-from .sources import check_keys
+from .sources import check_keys, compile_globs
 from .yamlfile import YamlDoc, load_yaml
 
 
@@ -76,10 +78,14 @@ class Overlay:
         return next((r for r in self.exclude if r.matches(name, category)), None)
 
     def section_of(self, name: str) -> str:
-        for s in self.sections:
-            if any(fnmatch.fnmatchcase(name, g) for g in s.params):
+        for s, pattern in zip(self.sections, self._section_patterns, strict=True):
+            if pattern.match(name):
                 return s.name
         return "other"
+
+    @cached_property
+    def _section_patterns(self) -> list[re.Pattern[str]]:
+        return [compile_globs(s.params) for s in self.sections]
 
 
 def _number(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> float:

@@ -17,7 +17,7 @@ from .sources import Config, Profile, SourceSpec, load_config
 from .table import Classifier, Source, parse_any, parse_names
 
 if TYPE_CHECKING:
-    from .compare import Comparison
+    from .comparison import Comparison
 
 CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
@@ -71,6 +71,7 @@ class PinContext:
         self._fetched: dict[str, FetchedRole] = {}
         self._sources: dict[str, Source] = {}
         self.lenient = False  # --lenient: every source's bad lines become warnings
+        self._classifier: Classifier | None = None
 
     # -- bytes
 
@@ -190,18 +191,24 @@ class PinContext:
             sha256=f.entry.sha256,
         )
 
-    def classifier(self, sources: list[Source] | None = None) -> Classifier:
-        metas = list(self.metadata_by_firmware.values())
-        return Classifier(
+    def classifier(self, extra: tuple[Metadata, ...] = ()) -> Classifier:
+        """One classifier per pin (it caches every name's category); ``extra`` metadata
+        (another pin's) makes a separate one."""
+        if not extra and self._classifier is not None:
+            return self._classifier
+        made = Classifier(
             categories=self.config.categories,
             calibration_names=self.calibration_names,
             script_params=self.profile.script_params,
-            metadata=tuple(metas),
+            metadata=(*self.metadata_by_firmware.values(), *extra),
         )
+        if not extra:
+            self._classifier = made
+        return made
 
     def compare(self, roles: list[str]) -> Comparison:
         """The aligned table of these roles, each with its own firmware's metadata."""
-        from .compare import compare
+        from .comparison import compare
 
         sources = [self.source(r) for r in roles]
         return compare(sources, self.classifier(), self.metadata)
@@ -217,10 +224,9 @@ def compare_pins(options: Options, profile: str | None, pins: list[str], role: s
     """
     from dataclasses import replace
 
-    from .compare import compare
+    from .comparison import compare
 
     contexts = [PinContext(options, profile, pin) for pin in pins]
     sources = [replace(c.source(role), role=f"{role}@{c.pin}") for c in contexts]
-    classifier = contexts[-1].classifier()
-    classifier.metadata = tuple(m for c in contexts for m in c.metadata_by_firmware.values())
-    return compare(sources, classifier, contexts[-1].metadata)
+    others = tuple(m for c in contexts[:-1] for m in c.metadata_by_firmware.values())
+    return compare(sources, contexts[-1].classifier(others), contexts[-1].metadata)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .channels import Finding, channel_findings
-from .compare import DIFFERS, SAME, Comparison, render
+from .comparison import DIFFERS, SAME, Comparison, render
 from .derive import Derived
 from .formats import format_value, same_value
 from .layers import SitlRun, layer_md, sitl_run
@@ -169,7 +169,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     yield ""
     yield "## Summary"
     yield ""
-    counts = Counter(zip(comp.frame["category"], comp.frame["status"], strict=True))
+    counts = Counter((r.category, r.status) for r in comp.rows.values())
     cats = sorted({c for c, _ in counts})
     statuses = sorted({s for _, s in counts})
     yield from _md_table(
@@ -193,9 +193,8 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     yield ""
     derived_values = d.params()
     rows = []
-    frame = comp.frame
-    for name in frame.index:
-        if frame.at[name, "category"] != "vehicle" or frame.at[name, "status"] != DIFFERS:
+    for name, row in comp.rows.items():
+        if row.category != "vehicle" or row.status != DIFFERS:
             continue
         dv = derived_values.get(name)
         derived_cell = (
@@ -208,7 +207,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         rows.append(
             [
                 f"`{name}`",
-                frame.at[name, "display_name"],
+                row.display_name,
                 *(comp.cell(r, name) for r in roles),
                 derived_cell,
                 consequence(comp, name),
@@ -221,9 +220,9 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     )
     yield ""
     partial = Counter(
-        s
-        for c, s in zip(frame["category"], frame["status"], strict=True)
-        if c == "vehicle" and s not in (SAME, DIFFERS)
+        r.status
+        for r in comp.rows.values()
+        if r.category == "vehicle" and r.status not in (SAME, DIFFERS)
     )
     if partial:
         yield (
@@ -342,9 +341,9 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     for line in warnings or ["none"]:
         yield f"- {line}"
     yield ""
-    not_same = [n for n in frame.index if frame.at[n, "status"] != SAME]
+    not_same = sum(1 for r in comp.rows.values() if r.status != SAME)
     yield "<details>"
-    yield f"<summary>Full table: {len(frame)} parameters ({len(not_same)} not the same)</summary>"
+    yield f"<summary>Full table: {len(comp.rows)} parameters ({not_same} not the same)</summary>"
     yield ""
     yield from render(comp, "markdown", preamble=False)
     yield ""

@@ -209,6 +209,13 @@ def _str(doc: YamlDoc, path: KeyPath, value: Any) -> str:
     return str(value)
 
 
+def compile_globs(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """One compiled pattern for a list of name globs (fnmatch syntax, case-sensitive)."""
+    import fnmatch
+
+    return re.compile("|".join(fnmatch.translate(g) for g in globs) or r"(?!)")
+
+
 def _globs(doc: YamlDoc, path: KeyPath, value: Any) -> tuple[str, ...]:
     items = value if isinstance(value, list) else [value]
     for i, item in enumerate(items):

@@ -9,7 +9,7 @@ from .errors import InputError
 from .formats import IncludeReader, ParamFile, decode, detect_format, parse_params
 from .metadata import Metadata, firmware_of
 from .sdf import parse_sdf
-from .sources import Category, ScriptParams
+from .sources import Category, ScriptParams, compile_globs
 
 UNKNOWN = "unknown"
 
@@ -92,6 +92,8 @@ class Classifier:
         # Whole names match exactly; fragments that are not names themselves (DEVID,
         # CALTEMP) match inside a name, as BlueOS applies its blacklist.
         self.fragments = tuple(n for n in self.calibration_names if n not in self.metadata_names)
+        # One compiled pattern per category: ~1,400 names x ~100 globs adds up otherwise.
+        self._globs = {cat: compile_globs(cat.params) for cat in self.categories if cat.params}
 
     def _calibration_listed(self, name: str) -> bool:
         return name in self.calibration_names or any(f in name for f in self.fragments)
@@ -129,7 +131,7 @@ class Classifier:
                 reason = self.script_reason(name)
                 if reason:
                     return cat.name, reason
-            if cat.params and any(fnmatch.fnmatchcase(name, g) for g in cat.params):
+            if cat.params and self._globs[cat].match(name):
                 return cat.name, cat.rule
             if not selectors:
                 if not self.known(name):

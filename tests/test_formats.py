@@ -164,3 +164,18 @@ def test_round_trip_property(table: dict[str, float], fmt: str) -> None:
     rows = [Param(n, v, format_value(v), "f", i) for i, (n, v) in enumerate(table.items(), 1)]
     parsed = parse_params("\n".join(write_rows(rows, fmt)).encode(), "f", fmt)
     assert all(same_value(parsed.params[n].value, v) for n, v in table.items())
+
+
+def test_library_compare_gives_a_dataframe_on_demand() -> None:
+    import paramdiff
+
+    comp = paramdiff.compare(FIXTURES / "hardware.params", FIXTURES / "sitl.params")
+    roles = comp.roles
+    df = comp.frame
+    assert list(df.columns) == ["name", *roles, "status", "category", "display_name"]
+    assert list(df.index) == list(comp.rows)
+    assert all(str(df[r].dtype) == "Float64" for r in roles)
+    differs = [n for n, row in comp.rows.items() if row.status == "differs"]
+    assert differs and list(df.index[df["status"] == "differs"]) == differs
+    name = differs[0]
+    assert df.at[name, roles[0]] == comp.params[roles[0]][name].value

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import fnmatch
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .formats import Diagnostic, Fact, Param, format_value, same_value
 from .metadata import Metadata
@@ -25,14 +27,46 @@ NR = "n/r"
 FORMATS = ("text", "markdown", "csv", "json")
 
 
+class Row(NamedTuple):
+    """What the table says about one name, beside the sources' values."""
+
+    status: str
+    category: str
+    display_name: str
+
+
 @dataclass
 class Comparison:
     sources: list[Source]
-    frame: pd.DataFrame  # index: name; columns: roles (float), status, category, display_name
+    rows: dict[str, Row]  # every name any source has, sorted
     params: dict[str, dict[str, Param]]  # role -> name -> row, for provenance
     metadata: Metadata | None
     facts: list[tuple[str, Fact]] = field(default_factory=list)
     warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (index: name; one float column per role, then status,
+        category, display_name). Built on first use: the CLI never needs pandas."""
+        import pandas as pd
+
+        names = list(self.rows)
+        columns = {
+            role: pd.array(
+                [p.value if (p := self.params[role].get(n)) else None for n in names],
+                dtype="Float64",
+            )
+            for role in self.roles
+        }
+        return pd.DataFrame(
+            {
+                "name": names,
+                **columns,
+                "status": [r.status for r in self.rows.values()],
+                "category": [r.category for r in self.rows.values()],
+                "display_name": [r.display_name for r in self.rows.values()],
+            }
+        ).set_index("name", drop=False)
 
     @property
     def roles(self) -> list[str]:
@@ -76,7 +110,7 @@ class Comparison:
         if len(metas) < 2:
             return []
         out = []
-        names = list(self.frame.index)
+        names = list(self.rows)
         for fw, meta in metas.items():
             others = [m for f, m in metas.items() if f != fw]
             only = [n for n in names if n in meta and not any(n in o for o in others)]
@@ -106,41 +140,30 @@ def compare(
     metadata: Metadata | None = None,
 ) -> Comparison:
     """The aligned table of ``sources`` (any number), one row per name any of them has."""
-    import pandas as pd
-
     params = {s.role: s.file.params for s in sources}
     names = sorted({n for s in sources for n in s.file.params})
     meta = metadata or next((s.metadata for s in sources if s.metadata), None)
-    columns: dict[str, list[Any]] = {s.role: [] for s in sources}
-    status, category, display = [], [], []
+    rows: dict[str, Row] = {}
     for name in names:
         values = {}
         capable = []
         for s in sources:
-            p = params[s.role].get(name)
-            columns[s.role].append(p.value if p else None)
             if s.file.can_represent(name):
                 capable.append(s.role)
+                p = params[s.role].get(name)
                 values[s.role] = p.value if p else None
-        status.append(_status(values, capable))
-        category.append(classifier.classify(name)[0] if classifier else "")
         info = None
         for m in [meta, *(s.metadata for s in sources)]:
             if m is not None and (info := m.get(name)) is not None:
                 break
-        display.append(info.display_name if info else "")
-    frame = pd.DataFrame(
-        {
-            "name": names,
-            **{role: pd.array(col, dtype="Float64") for role, col in columns.items()},
-            "status": status,
-            "category": category,
-            "display_name": display,
-        }
-    ).set_index("name", drop=False)
+        rows[name] = Row(
+            _status(values, capable),
+            classifier.classify(name)[0] if classifier else "",
+            info.display_name if info else "",
+        )
     facts = [(s.role, f) for s in sources for f in s.file.facts]
     warnings = [(s.role, w) for s in sources for w in s.file.warnings]
-    return Comparison(sources, frame, params, meta, facts, warnings)
+    return Comparison(sources, rows, params, meta, facts, warnings)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -152,9 +175,8 @@ def select(
     categories: tuple[str, ...] = (),
     params: tuple[str, ...] = (),
 ) -> list[str]:
-    df = comp.frame
     names = []
-    for name, st, cat in zip(df.index, df["status"], df["category"], strict=True):
+    for name, (st, cat, _) in comp.rows.items():
         if only_differences and st == SAME:
             continue
         if categories and cat not in categories:
@@ -166,15 +188,7 @@ def select(
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
-    df = comp.frame
-    info = dict(
-        zip(
-            df.index,
-            zip(df["status"], df["category"], df["display_name"], strict=True),
-            strict=True,
-        )
-    )
-    return [[name, *(comp.cell(r, name) for r in comp.roles), *info[name]] for name in names]
+    return [[name, *(comp.cell(r, name) for r in comp.roles), *comp.rows[name]] for name in names]
 
 
 def render(
@@ -188,36 +202,26 @@ def render(
 
     ``preamble=False`` leaves out the title, version lines and counts (the report has its own).
     """
-    names = list(comp.frame.index) if names is None else names
+    names = list(comp.rows) if names is None else names
     if fmt == "json":
         yield from _render_json(comp, names)
         return
     if fmt == "csv":
         yield from _render_csv(comp, names)
         return
-    from tabulate import tabulate
+    from .texttable import table
 
     headers = ["name", *comp.roles, "status", "category", "display_name"]
     md = fmt == "markdown"
     if preamble:
         yield from _preamble(comp, names, title, md)
-    table = tabulate(
-        _rows(comp, names),
-        headers=headers,
-        tablefmt="github" if md else "simple",
-        disable_numparse=True,
-    )
-    yield from table.splitlines()
+    yield from table(headers, _rows(comp, names), md)
     if comp.facts:
         yield ""
         yield "### Not representable as parameters" if md else "Not representable as parameters:"
         yield ""
         facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
-        yield from tabulate(
-            facts,
-            headers=["source", "subject", "key", "value", "where"],
-            tablefmt="github" if md else "simple",
-        ).splitlines()
+        yield from table(["source", "subject", "key", "value", "where"], facts, md)
     overridden = [
         [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
         for r in comp.roles
@@ -229,12 +233,7 @@ def render(
         title = "Set again by a later included file (the later setting wins)"
         yield f"### {title}" if md else f"{title}:"
         yield ""
-        yield from tabulate(
-            overridden,
-            headers=["source", "name", "wins", "replaced"],
-            tablefmt="github" if md else "simple",
-            disable_numparse=True,
-        ).splitlines()
+        yield from table(["source", "name", "wins", "replaced"], overridden, md)
     if comp.warnings:
         yield ""
         yield "### Warnings" if md else "Warnings:"
@@ -250,8 +249,8 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
     for line in comp.version_lines():
         yield f"- {line}" if md else line
     yield ""
-    counts = comp.frame.loc[names, "status"].value_counts() if names else {}
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(dict(counts).items()))
+    counts = Counter(comp.rows[n].status for n in names)
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     yield f"{len(names)} parameters shown: {summary or 'none'}"
     yield ""
 
@@ -268,7 +267,7 @@ def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
         for r in comp.roles:
             p = comp.params[r].get(name)
             row.append(format_value(p.value) if p else "")
-        row += [comp.frame.at[name, c] for c in ("status", "category", "display_name")]
+        row += list(comp.rows[name])
         writer.writerow(row)
     yield from buf.getvalue().splitlines()
 
@@ -327,9 +326,9 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
             {
                 "name": name,
                 "values": values,
-                "status": comp.frame.at[name, "status"],
-                "category": comp.frame.at[name, "category"],
-                "display_name": comp.frame.at[name, "display_name"],
+                "status": comp.rows[name].status,
+                "category": comp.rows[name].category,
+                "display_name": comp.rows[name].display_name,
             }
         )
     yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
