@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from paramdiff.errors import ConfigError
-from paramdiff.overlays import parse_overlay
 from paramdiff.sources import parse_config
 
 GOOD = """\
@@ -23,85 +22,38 @@ profiles:
 """
 
 
-def error_of(text: str) -> str:
-    with pytest.raises(ConfigError) as err:
-        parse_config(text.encode(), "sources.yaml", Path("."))
-    return str(err.value)
-
-
 def test_good_config_parses() -> None:
     cfg = parse_config(GOOD.encode(), "sources.yaml", Path("."))
     assert cfg.profile(None).pins["1"]["hardware"].line == 6
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "message"),
-    [
-        (
-            "          path: a/b.params",
-            "          path: a/b.params\n          colour: red",
-            "sources.yaml:10: unknown key 'profiles.b.pins.1.hardware.colour' — remove it or use "
-            "one of: firmware, format, lenient, path, ref, repo, transport",
-        ),
-        (
-            "path: a/b.params",
-            "path: ../b.params",
-            "sources.yaml:9: 'profiles.b.pins.1.hardware.path' contains '..': ../b.params",
-        ),
-        (
-            "path: a/b.params",
-            "path: /etc/passwd",
-            "sources.yaml:9: 'profiles.b.pins.1.hardware.path' is an absolute path: /etc/passwd",
-        ),
-        (
-            "ref: master",
-            "ref: -oProxyCommand=x",
-            "sources.yaml:8: 'profiles.b.pins.1.hardware.ref' is not a safe git ref",
-        ),
-        (
-            "repo: acme/params",
-            "repo: acme/my params",
-            "sources.yaml:7: 'profiles.b.pins.1.hardware.repo' is not an owner/name repository",
-        ),
-        (
-            "          path: a/b.params",
-            "          path: a/b.params\n          transport: ssh",
-            "sources.yaml:10: unsupported transport 'ssh' for role 'hardware' (file://, ssh:// and "
-            "other schemes are refused outside an explicit --mirror)",
-        ),
-        (
-            "          ref: master\n",
-            "",
-            "sources.yaml:6: 'profiles.b.pins.1.hardware' is missing 'ref' — add 'ref:'",
-        ),
-        ("version: 1", "version: 1\nversion: 2", "sources.yaml:2: key 'version' appears twice"),
-    ],
-)
-def test_config_errors(old: str, new: str, message: str) -> None:
-    assert error_of(GOOD.replace(old, new)).startswith(message)
+# Hostile sources.yaml and overlay files live in tests/corpus/{sources,overlays}/ with the
+# exact Error line each must give (tests/test_corpus.py runs them through the CLI).
 
 
-OVERLAY = """\
-version: 1
-base: hardware
-deltas:
-  - param: SERVO1_TRIM
-    value: 1500
-    was: 1510
-    reason: neutral
-"""
-
-
-@pytest.mark.parametrize(
-    ("old", "new", "message"),
-    [
-        ("    reason: neutral\n", "", "o.yaml:4: 'deltas.0' is missing 'reason'"),
-        ("reason: neutral", "reason: ''", "o.yaml:7: delta SERVO1_TRIM has no reason"),
-        ("param: SERVO1_TRIM", "param: servo1_trim", "o.yaml:4: name 'servo1_trim' is not"),
-        ("value: 1500", "value: fast", "o.yaml:5: delta SERVO1_TRIM value: value 'fast' is not"),
-    ],
-)
-def test_overlay_errors(old: str, new: str, message: str) -> None:
+def test_target_models_may_name_a_pinned_sdf_role() -> None:
+    with_model = GOOD.replace(
+        "  b:\n", "  b:\n    target_models: [sitl_models]\n    sitl_vehicle: Rover\n"
+    ) + (
+        "        sitl_models:\n          repo: acme/models\n          ref: main\n"
+        "          path: m.sdf\n          format: sdf\n"
+    )
+    cfg = parse_config(with_model.encode(), "sources.yaml", Path("."))
+    assert cfg.profile("b").target_models == ("sitl_models",)
+    assert cfg.profile("b").sitl_vehicle == "Rover"
+    bad = GOOD.replace("  b:\n", "  b:\n    target_models: [hardware]\n")
     with pytest.raises(ConfigError) as err:
-        parse_overlay(OVERLAY.replace(old, new).encode(), "o.yaml")
-    assert str(err.value).startswith(message)
+        parse_config(bad.encode(), "sources.yaml", Path("."))
+    assert str(err.value) == (
+        "sources.yaml:4: target model 'hardware' is not an sdf role of pin '1' — name an sdf "
+        "role (e.g. sitl_models) or a model path in this repository"
+    )
+
+
+def test_fetch_targets_cover_every_profile_with_the_pin() -> None:
+    two = GOOD + GOOD.split("profiles:\n", 1)[1].replace("  b:", "  c:").replace('"1"', '"2"')
+    cfg = parse_config(two.encode(), "sources.yaml", Path("."))
+    assert [(p.name, pin) for p, pin in cfg.fetch_targets(None, None)] == [("b", "1"), ("c", "2")]
+    assert [(p.name, pin) for p, pin in cfg.fetch_targets(None, "2")] == [("c", "2")]
+    with pytest.raises(ConfigError, match=r"no profile in sources\.yaml has pin '3'"):
+        cfg.fetch_targets(None, "3")
