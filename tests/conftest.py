@@ -238,6 +238,11 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+def location_args(root: Path, cache: Path, mirror: Path) -> list[str]:
+    """The CLI options that point a command at a project, a cache and a mirror."""
+    return ["--root", str(root), "--cache-dir", str(cache), "--mirror", str(mirror)]
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` with its bytes, to prove nothing was written."""
     return {

@@ -7,21 +7,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, tree_bytes
+from conftest import FIXTURES, location_args, tree_bytes
 
 from paramdiff.cli import main
 
 
 @pytest.fixture
 def fetched(project: Path, tmp_path: Path) -> tuple[Path, list[str]]:
-    loc = [
-        "--root",
-        str(project),
-        "--cache-dir",
-        str(tmp_path / "c"),
-        "--mirror",
-        str(tmp_path / "mirror"),
-    ]
+    loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
     result = CliRunner().invoke(main, ["fetch", *loc])
     assert result.exit_code == 0, result.output
     return project, loc

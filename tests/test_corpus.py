@@ -11,6 +11,7 @@ from conftest import (
     ROOT,
     SOURCES_YAML,
     build_mirror,
+    location_args,
     small_upstream,
     tree_bytes,
     unwritable,
@@ -102,14 +103,7 @@ def overlay_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
         + " format: pdef}\n"
     )
     (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
-    loc = [
-        "--root",
-        str(root),
-        "--cache-dir",
-        str(base / "cache"),
-        "--mirror",
-        str(base / "mirror"),
-    ]
+    loc = location_args(root, base / "cache", base / "mirror")
     fetched = CliRunner().invoke(main, ["fetch", *loc])
     assert fetched.exit_code == 0, fetched.output
     derived = CliRunner().invoke(main, ["derive", *loc])
