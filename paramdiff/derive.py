@@ -147,6 +147,9 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
         yield f"  {s.role}: {s.repo}@{s.commit} {s.path}"
         version = f"; version {s.version}" if s.version else ""
         yield f"    sha256 {s.sha256}{version}"
+        for inc in s.includes:
+            yield f"    %include {inc.path}"
+            yield f"      sha256 {inc.sha256}"
     yield f"  overlay: {d.overlay.file} sha256 {d.overlay.sha256}"
     yield ""
     yield f"Every value is {d.base.role}'s, from the line named as [{d.base.role}:LINE] in"

@@ -171,6 +171,7 @@ class PinContext:
             sha256=f.entry.sha256,
             lenient=spec.lenient,
             declared_version=spec.firmware,
+            includes=f.entry.includes,
         )
         src.metadata = self.metadata_for(spec.firmware or src.firmware)
         self._sources[role] = src

@@ -153,6 +153,16 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
                 f"`{(s.sha256 or '')[:12]}`",
             ]
         )
+        for inc in s.includes:
+            rows.append(
+                [
+                    f"{s.role} (%include)",
+                    link(s.repo, s.commit, inc.path),
+                    f"`{inc.path}`",
+                    "—",
+                    f"`{inc.sha256[:12]}`",
+                ]
+            )
     rows.append(
         ["overlay", f"`{d.overlay.file}`", "(this repository)", "—", f"`{d.overlay.sha256[:12]}`"]
     )

@@ -6,6 +6,7 @@ import fnmatch
 from dataclasses import dataclass, field
 
 from .errors import InputError
+from .lock import LockedFile
 from .formats import IncludeReader, ParamFile, decode, detect_format, parse_params
 from .metadata import Metadata, firmware_of
 from .sdf import parse_sdf
@@ -27,6 +28,7 @@ class Source:
     sha256: str | None = None
     lenient: bool = False
     declared_version: str | None = None  # sources.yaml's `firmware:` for files with no header
+    includes: tuple[LockedFile, ...] = ()  # files it %includes, at the same commit
 
     @property
     def version(self) -> str | None:

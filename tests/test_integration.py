@@ -208,6 +208,7 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
     assert "SERVO14_FUNCTION 182        # [hardware:16]" in derived
     assert "ATC_INPUT_TC     0.1        # [hardware:../base.params:22]" in derived
     assert "LEAK1_PIN" not in derived and "AHRS_ORIENTATION" not in derived
+    assert "#     %include params/ardupilot/ArduSub/4.7/heavy.params\n" in derived
     assert "sim_vehicle.py -v ArduSub --add-param-file=derived/bluerov2_heavy_sitl.params" in (
         derived
     )
