@@ -6,8 +6,8 @@ import fnmatch
 from dataclasses import dataclass, field
 
 from .errors import InputError
-from .lock import LockedFile
 from .formats import IncludeReader, ParamFile, decode, detect_format, parse_params
+from .lock import LockedFile
 from .metadata import Metadata, firmware_of
 from .sdf import parse_sdf
 from .sources import Category, ScriptParams, compile_globs
