@@ -334,9 +334,18 @@ def output_options(default: str) -> Callable[[Callable[..., Any]], Callable[...,
 def derive(output: Path | None, fmt: str, check: bool, **kw: Any) -> None:
     """Write the SITL parameter file: hardware + overlay, with provenance."""
     from .derive import build, render
+    from .errors import ConfigError
 
     ctx = _context(kw)
     d = build(ctx)
+    profile = ctx.profile
+    if output is None and ctx.pin != profile.default_pin and "{pin}" not in d.target:
+        # One committed derived file per profile: it belongs to the default pin.
+        raise ConfigError(
+            f"{d.target} is pin {profile.default_pin}'s file (the profile's default_pin)",
+            f"give -o PATH (or -o -) for pin {ctx.pin}, or put {{pin}} in the profile's "
+            "derived path in sources.yaml",
+        )
     target, label = _target(ctx.options.root, output, d.target if fmt == "params" else None)
     fix = (
         d.regenerate

@@ -134,7 +134,7 @@ def build(ctx: PinContext) -> Derived:
         frame_files=frame_files,
         frame_outputs=frame_outputs,
         vehicle=profile.sitl_vehicle,
-        target=profile.derived,
+        target=profile.derived.replace("{pin}", ctx.pin),
     )
 
 

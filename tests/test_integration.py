@@ -265,3 +265,21 @@ def test_history_of_fs_action_across_the_mirror(checkout: tuple[Path, list[str]]
     # Through the includes: lights moved from 59/60 to 181/182 upstream.
     values = [ln.split()[-1] for ln in heavy.output.splitlines()[2:]]
     assert values[0] == "SERVO14_FUNCTION=60" and values[-1] == "SERVO14_FUNCTION=182"
+
+
+def test_derive_for_another_pin_does_not_overwrite_the_default_pins_file(
+    checkout: tuple[Path, list[str]],
+) -> None:
+    base, loc = checkout
+    before = (base / "derived/blueboat_sitl.params").read_bytes()
+    out = invoke("derive", *loc, "--pin", "4.6")
+    assert out.exit_code == 2
+    assert out.output == (
+        "Error: derived/blueboat_sitl.params is pin 4.7's file (the profile's default_pin) — "
+        "give -o PATH (or -o -) for pin 4.6, or put {pin} in the profile's derived path in "
+        "sources.yaml\n"
+    )
+    assert (base / "derived/blueboat_sitl.params").read_bytes() == before
+    printed = invoke("derive", *loc, "--pin", "4.6", "-o", "-")
+    assert printed.exit_code == 0, printed.output
+    assert "params/ardupilot/ArduRover/4.6/Navigator/BlueBoat120.params" in printed.output
