@@ -82,22 +82,27 @@ def history(
         ]
     else:
         source = GitTransport(opts.cache.root, choice.git_base)
-        commits = source.commits_touching(spec.repo, spec.ref, spec.path)
+        # The files it includes today count too: a value can move in any of them.
+        entry = ctx.lock.get(ctx.profile.name, ctx.pin, role) if ctx.lock else None
+        included = [i.path for i in entry.includes] if entry else []
+        commits = source.commits_touching(spec.repo, spec.ref, [spec.path, *included])
     rows: list[list[str]] = []
-    last = None
+    last: list[bytes] = []
     for commit in reversed(commits):
         sha = commit["sha"]
-        data = source.get(spec.repo, sha, spec.path).data
-        if data == last:
-            continue  # the commit touched the repository, not this file
-        last = data
+        read: list[bytes] = [source.get(spec.repo, sha, spec.path).data]
 
-        def read_include(path: str, sha: str = sha) -> bytes:
-            return source.get(spec.repo, sha, path).data
+        def read_include(path: str, sha: str = sha, read: list[bytes] = read) -> bytes:
+            data = source.get(spec.repo, sha, path).data
+            read.append(data)
+            return data
 
         params = parse_any(
-            data, spec.path, spec.format, lenient=True, read_include=read_include
+            read[0], spec.path, spec.format, lenient=True, read_include=read_include
         ).params
+        if read == last:
+            continue  # the commit changed neither this file nor anything it includes
+        last = read
         names = sorted(n for n in params if fnmatch.fnmatchcase(n, pattern.upper()))
         values = ", ".join(f"{n}={format_value(params[n].value)}" for n in names) or "(not set)"
         rows.append([sha[:12], commit["date"][:10], commit["subject"][:60], values])

@@ -261,8 +261,9 @@ class GitTransport:
                 ) from None
         return Fetched(bytes(data), blob=str(blob).strip())
 
-    def commits_touching(self, repo: str, ref: str, path: str) -> list[dict[str, str]]:
-        """Every commit on ``ref`` that changed ``path``, newest first (sha, date, subject).
+    def commits_touching(self, repo: str, ref: str, paths: list[str]) -> list[dict[str, str]]:
+        """Every commit on ``ref`` that changed any of ``paths``, newest first (sha, date,
+        subject).
 
         Fetches the ref's full history into the cached bare repository (blobs are read
         later, one per commit, by ``get``).
@@ -277,7 +278,7 @@ class GitTransport:
             try:
                 bare.git.execute(["git", "fetch", "--quiet", *deepen, "--", self.url(repo), ref])
                 out = bare.git.execute(
-                    ["git", "log", "--format=%H%x1f%cI%x1f%s", "FETCH_HEAD", "--", path]
+                    ["git", "log", "--format=%H%x1f%cI%x1f%s", "FETCH_HEAD", "--", *paths]
                 )
             except git.GitCommandError as exc:
                 raise TransportError(

@@ -263,3 +263,33 @@ def test_unwritable_lock_and_cache_fail_cleanly(project: Path, tmp_path: Path) -
     assert result.exit_code == 2
     assert "cannot write the cache entry" in result.output
     assert not (project / "sources.lock").exists()
+
+
+def test_history_over_git_follows_included_files(tmp_path: Path) -> None:
+    path = tmp_path / "repos" / "acme" / "sub.git"
+    repo = git.Repo.init(path, initial_branch="master")
+    (path / "v").mkdir()
+    (path / "v" / "heavy.params").write_text('%include "base.params"\nFRAME_CONFIG: 2,\n')
+    (path / "v" / "base.params").write_text("SERVO14_FUNCTION: 59,\n")
+    repo.index.add(["v/heavy.params", "v/base.params"])
+    first = repo.index.commit("add sub").hexsha
+    (path / "v" / "base.params").write_text("SERVO14_FUNCTION: 182, // lights 2\n")
+    repo.index.add(["v/base.params"])
+    second = repo.index.commit("fix lights").hexsha
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "sources.yaml").write_text(
+        "version: 1\nprofiles:\n  rov:\n    pins:\n      '1':\n        hardware:\n"
+        "          repo: acme/sub\n          ref: master\n          path: v/heavy.params\n"
+        "          format: blueos\n          transport: git\n"
+    )
+    base = ["--git-base", (tmp_path / "repos").as_uri()]
+    assert run(["fetch", *base], root, tmp_path / "c").exit_code == 0
+    assert "path: v/base.params" in (root / "sources.lock").read_text()
+    result = run(["history", "SERVO14_FUNCTION", *base], root, tmp_path / "c")
+    assert result.exit_code == 0, result.output
+    rows = [ln.split() for ln in result.output.splitlines()[2:]]
+    assert [(r[0], r[-1]) for r in rows] == [
+        (first[:12], "SERVO14_FUNCTION=59"),
+        (second[:12], "SERVO14_FUNCTION=182"),
+    ]
