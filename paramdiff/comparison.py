@@ -72,13 +72,17 @@ class Comparison:
     def roles(self) -> list[str]:
         return [s.role for s in self.sources]
 
+    @cached_property
+    def _by_role(self) -> dict[str, Source]:
+        return {s.role: s for s in self.sources}
+
     def source(self, role: str) -> Source:
-        return next(s for s in self.sources if s.role == role)
+        return self._by_role[role]
 
     def cell(self, role: str, name: str) -> str:
         """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``."""
-        src = self.source(role)
         param = self.params[role].get(name)
+        src = self._by_role[role]
         if param is None:
             return ABSENT if src.file.can_represent(name) else NR
         meta = src.metadata or self.metadata

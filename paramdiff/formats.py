@@ -22,6 +22,13 @@ NAME_MAX = 16
 NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
 PARAMS_SPLIT = re.compile(r"[ \t,=]+")  # the separators ArduPilot's own loader accepts
+# The common, well-formed line in one match (a valid name, a decimal, an optional # comment);
+# anything else takes the general path, which explains what is wrong with it.
+PARAMS_LINE_RE = re.compile(
+    r"([A-Z][A-Z_0-9]{0,15})[ \t,=]+([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"[ \t,=]*(?:#\s*(.*))?"
+)
+FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
 INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
 BLUEOS_RE = re.compile(r"^([^:\s]+)\s*:\s*([^,\s]+)\s*,?\s*$")
 # Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params).
@@ -107,16 +114,21 @@ class ParamFile:
 # --------------------------------------------------------------------------- helpers
 
 
+_F32 = struct.Struct("<f")
+
+
 def float32(x: float) -> float:
     """The value ArduPilot would store (it keeps every parameter as float32)."""
     try:
-        return struct.unpack("<f", struct.pack("<f", x))[0]
+        return float(_F32.unpack(_F32.pack(x))[0])
     except OverflowError:
         return math.copysign(math.inf, x)
 
 
 def same_value(a: float, b: float) -> bool:
     """Equal as ArduPilot would store them: float32, within two float32 ulps."""
+    if a == b:
+        return True
     fa, fb = float32(a), float32(b)
     return fa == fb or math.isclose(fa, fb, rel_tol=2.0**-22, abs_tol=1e-12)
 
@@ -316,6 +328,12 @@ def _content_lines(lines: list[str], col: _Collector) -> Iterator[tuple[int, str
 def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
     """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``), Mission Planner (``NAME,VALUE``)."""
     for n, stripped in _content_lines(lines, col):
+        fast = PARAMS_LINE_RE.fullmatch(stripped)
+        if fast is not None:
+            value = float(fast.group(2))
+            if abs(value) < FLOAT32_SAFE:
+                col.add(Param(fast.group(1), value, fast.group(2), file, n, fast.group(3) or ""))
+                continue
         body, comment = _split_comment(stripped, "#")
         tokens = [t for t in PARAMS_SPLIT.split(body) if t]
         if len(tokens) < 2:

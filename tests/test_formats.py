@@ -179,3 +179,25 @@ def test_library_compare_gives_a_dataframe_on_demand() -> None:
     assert differs and list(df.index[df["status"] == "differs"]) == differs
     name = differs[0]
     assert df.at[name, roles[0]] == comp.params[roles[0]][name].value
+
+
+@pytest.mark.parametrize(
+    ("line", "value", "text", "comment"),
+    [
+        (b"WP_RADIUS 1#c", 1.0, "1", "c"),
+        (b"WP_RADIUS,1.5", 1.5, "1.5", ""),
+        (b"WP_RADIUS=2 #  two metres", 2.0, "2", "two metres"),
+        (b"WP_RADIUS\t-1e3,", -1000.0, "-1e3", ""),
+        (b"WP_RADIUS 3.3e38", 3.3e38, "3.3e38", ""),
+    ],
+)
+def test_well_formed_lines_keep_text_and_comment(
+    line: bytes, value: float, text: str, comment: str
+) -> None:
+    p = parse_params(line + b"\n", "f.params", "params").params["WP_RADIUS"]
+    assert (p.value, p.text, p.comment, p.line) == (value, text, comment, 1)
+
+
+def test_a_value_beyond_float32_is_still_refused() -> None:
+    with pytest.raises(InputError, match="does not fit a float32 parameter"):
+        parse_params(b"WP_RADIUS 3.5e38\n", "f.params", "params")
