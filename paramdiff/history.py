@@ -8,11 +8,12 @@ from typing import Any
 def update_hint(opts: Any, result: Any) -> list[str]:
     """After `fetch --update`: how many parameters moved, and the command that shows them."""
     from .errors import InputError
-    from .formats import parse_params
+    from .formats import parse_params, same_value
+    from .sources import PARAM_FORMATS
 
     lines = []
     for r in result.roles:
-        if r.previous is None or not r.changed or r.spec.format in ("sdf", "names", "pdef"):
+        if r.previous is None or not r.changed or r.spec.format not in PARAM_FORMATS:
             continue
         old = opts.cache.get(r.previous.sha256)
         if old is None:
@@ -23,7 +24,9 @@ def update_hint(opts: Any, result: Any) -> list[str]:
         except InputError:
             continue
         changed = sorted(
-            n for n in set(a) | set(b) if n not in a or n not in b or a[n].value != b[n].value
+            n
+            for n in set(a) | set(b)
+            if n not in a or n not in b or not same_value(a[n].value, b[n].value)
         )
         shown = ", ".join(changed[:6]) + (
             f" (+{len(changed) - 6} more)" if len(changed) > 6 else ""
@@ -56,12 +59,13 @@ def history(
     from .errors import ConfigError
     from .formats import format_value
     from .project import PinContext
+    from .sources import PARAM_FORMATS
     from .table import parse_any
     from .transports import GitTransport, MirrorTransport
 
     ctx = PinContext(opts, profile, pin)
     spec = ctx.spec(role)
-    if spec.format in ("sdf", "names", "pdef"):
+    if spec.format not in PARAM_FORMATS:
         raise ConfigError(
             f"role '{role}' is a {spec.format} file, not a parameter set",
             "follow a parameter role such as hardware or sitl",
