@@ -111,17 +111,18 @@ def build(ctx: PinContext) -> Derived:
     for role in ctx.metadata_roles():
         inputs.append(ctx.source_meta(role))
     frame_files: list[str] = []
-    frame_values: dict[str, float] = {}
+    frame_outputs: list[str] = []
     if profile.sitl_frame:
-        for role in profile.frames[profile.sitl_frame]:
-            frame_files.append(ctx.spec(role).path.rsplit("/", 1)[-1])
-            # Later frame files win, as in sim_vehicle.py.
-            frame_values.update({n: p.value for n, p in ctx.source(role).file.params.items()})
-    frame_outputs = [
-        f"{n} {format_value(v)}"
-        for n, v in sorted(frame_values.items(), key=lambda kv: natural_key(kv[0]))
-        if n.startswith("SERVO") and n.endswith("_FUNCTION")
-    ]
+        from .layers import frame_sources, stack
+
+        frame, sources = frame_sources(ctx, profile.sitl_frame)
+        frame_files = [s.file.file.rsplit("/", 1)[-1] for s in sources]
+        defaults = stack(sources, frame, profile.frames[frame]).effective
+        frame_outputs = [
+            f"{n} {format_value(defaults[n].param.value)}"
+            for n in sorted(defaults, key=natural_key)
+            if n.startswith("SERVO") and n.endswith("_FUNCTION")
+        ]
     return Derived(
         profile=profile.name,
         pin=ctx.pin,
@@ -134,7 +135,7 @@ def build(ctx: PinContext) -> Derived:
         frame_files=frame_files,
         frame_outputs=frame_outputs,
         vehicle=profile.sitl_vehicle,
-        target=profile.derived.replace("{pin}", ctx.pin),
+        target=profile.derived_path(ctx.pin) or "",
     )
 
 

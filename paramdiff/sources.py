@@ -90,6 +90,13 @@ class Profile:
     def report_path(self, pin: str) -> str | None:
         return self.report.replace("{pin}", pin) if self.report else None
 
+    def derived_path(self, pin: str) -> str | None:
+        return self.derived.replace("{pin}", pin) if self.derived else None
+
+    def derived_is_per_pin(self) -> bool:
+        """Whether each pin has its own derived file; otherwise it is the default pin's."""
+        return bool(self.derived and "{pin}" in self.derived)
+
 
 @dataclass
 class Config:
