@@ -339,7 +339,7 @@ def derive(output: Path | None, fmt: str, check: bool, **kw: Any) -> None:
     ctx = _context(kw)
     d = build(ctx)
     profile = ctx.profile
-    if output is None and ctx.pin != profile.default_pin and "{pin}" not in d.target:
+    if output is None and ctx.pin != profile.default_pin and not profile.derived_is_per_pin():
         # One committed derived file per profile: it belongs to the default pin.
         raise ConfigError(
             f"{d.target} is pin {profile.default_pin}'s file (the profile's default_pin)",

@@ -283,3 +283,24 @@ def test_derive_for_another_pin_does_not_overwrite_the_default_pins_file(
     printed = invoke("derive", *loc, "--pin", "4.6", "-o", "-")
     assert printed.exit_code == 0, printed.output
     assert "params/ardupilot/ArduRover/4.6/Navigator/BlueBoat120.params" in printed.output
+
+
+def test_a_per_pin_derived_path_lets_each_pin_write_its_own_file(
+    checkout: tuple[Path, list[str]],
+) -> None:
+    base, loc = checkout
+    sources = base / "sources.yaml"
+    original = sources.read_text()
+    sources.write_text(
+        original.replace(
+            "derived: derived/blueboat_sitl.params", "derived: derived/blueboat_sitl-{pin}.params"
+        )
+    )
+    try:
+        out = invoke("derive", *loc, "--pin", "4.6")
+        assert out.exit_code == 0, out.output
+        written = base / "derived/blueboat_sitl-4.6.params"
+        assert "Regenerate: paramdiff derive --profile blueboat --pin 4.6" in written.read_text()
+    finally:
+        sources.write_text(original)
+        (base / "derived/blueboat_sitl-4.6.params").unlink(missing_ok=True)
