@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, location_args
 
 from paramdiff.cli import main
 
@@ -28,7 +28,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]
         else:
             shutil.copy(src, base / name)
     (base / "sources.lock").unlink()
-    loc = ["--root", str(base), "--cache-dir", str(base / ".cache"), "--mirror", str(mirror)]
+    loc = location_args(base, base / ".cache", mirror)
     # No --profile and no --pin: every pin of every profile, as the committed lock holds.
     result = CliRunner().invoke(main, ["fetch", *loc])
     assert result.exit_code == 0, result.output
