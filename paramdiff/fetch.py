@@ -92,7 +92,9 @@ class FetchedRole:
 
     @property
     def changed(self) -> bool:
-        return self.previous is None or self.previous.sha256 != self.entry.sha256
+        """New, or different bytes in the file or in any file it includes."""
+        p = self.previous
+        return p is None or p.sha256 != self.entry.sha256 or p.includes != self.entry.includes
 
 
 @dataclass

@@ -8,20 +8,31 @@ from typing import Any
 def update_hint(opts: Any, result: Any) -> list[str]:
     """After `fetch --update`: how many parameters moved, and the command that shows them."""
     from .errors import InputError
-    from .formats import parse_params, same_value
+    from .formats import same_value
     from .sources import PARAM_FORMATS
+    from .table import parse_any
 
     lines = []
     for r in result.roles:
         if r.previous is None or not r.changed or r.spec.format not in PARAM_FORMATS:
             continue
+        # The previous version, includes and all, is still in the content-addressed cache.
+        old_files = {i.path: opts.cache.get(i.sha256) for i in r.previous.includes}
         old = opts.cache.get(r.previous.sha256)
-        if old is None:
+        if old is None or None in old_files.values():
             continue
         try:
-            a = parse_params(old, r.spec.path, r.spec.format, lenient=True).params
-            b = parse_params(r.data, r.spec.path, r.spec.format, lenient=True).params
-        except InputError:
+            a = parse_any(
+                old, r.spec.path, r.spec.format, lenient=True, read_include=old_files.__getitem__
+            ).params
+            b = parse_any(
+                r.data,
+                r.spec.path,
+                r.spec.format,
+                lenient=True,
+                read_include=r.includes.__getitem__,
+            ).params
+        except (InputError, KeyError):
             continue
         changed = sorted(
             n

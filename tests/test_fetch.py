@@ -273,9 +273,6 @@ def test_history_over_git_follows_included_files(tmp_path: Path) -> None:
     (path / "v" / "base.params").write_text("SERVO14_FUNCTION: 59,\n")
     repo.index.add(["v/heavy.params", "v/base.params"])
     first = repo.index.commit("add sub").hexsha
-    (path / "v" / "base.params").write_text("SERVO14_FUNCTION: 182, // lights 2\n")
-    repo.index.add(["v/base.params"])
-    second = repo.index.commit("fix lights").hexsha
     root = tmp_path / "p"
     root.mkdir()
     (root / "sources.yaml").write_text(
@@ -286,6 +283,16 @@ def test_history_over_git_follows_included_files(tmp_path: Path) -> None:
     base = ["--git-base", (tmp_path / "repos").as_uri()]
     assert run(["fetch", *base], root, tmp_path / "c").exit_code == 0
     assert "path: v/base.params" in (root / "sources.lock").read_text()
+    # Upstream changes only the included file: --update must still see it.
+    (path / "v" / "base.params").write_text("SERVO14_FUNCTION: 182, // lights 2\n")
+    repo.index.add(["v/base.params"])
+    second = repo.index.commit("fix lights").hexsha
+    update = run(["fetch", "--update", *base], root, tmp_path / "c")
+    assert update.exit_code == 0, update.output
+    assert f"{first[:12]} -> {second[:12]}, file changed" in update.output
+    assert (
+        f"hardware: 1 parameters changed upstream ({first[:12]} -> {second[:12]}): SERVO14_FUNCTION"
+    ) in update.output
     result = run(["history", "SERVO14_FUNCTION", *base], root, tmp_path / "c")
     assert result.exit_code == 0, result.output
     rows = [ln.split() for ln in result.output.splitlines()[2:]]
