@@ -14,7 +14,8 @@ from paramdiff.cli import main
 from paramdiff.errors import FetchError
 from paramdiff.fetch import TransportChoice, fetch
 from paramdiff.sources import load_config
-from paramdiff.transports import GitTransport, HttpClient, HttpSettings, MirrorTransport
+from paramdiff.transports import GitTransport, MirrorTransport
+from paramdiff.upstream.http import HttpClient, HttpSettings
 
 
 def run(args: list[str], root: Path, cache: Path) -> object:

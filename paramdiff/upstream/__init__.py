@@ -1,0 +1,1 @@
+"""Where upstream bytes come from: HTTP, git, a mirror; digests, cache and fetch."""
