@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
 from click.testing import CliRunner
-from conftest import C2, M1, build_mirror, small_upstream, tree_bytes, unwritable
+from conftest import C2, HW, M1, build_mirror, small_upstream, tree_bytes, unwritable
 
 from paramdiff.cache import Cache
 from paramdiff.cli import main
@@ -28,11 +32,13 @@ def fast_client() -> HttpClient:
     return HttpClient(HttpSettings(connect_timeout=1, read_timeout=0.5, retries=2, backoff=0.01))
 
 
-def do_fetch(root: Path, cache: Path, mirror: str, update: bool = False) -> object:
+def do_fetch(
+    root: Path, cache: Path, mirror: str, update: bool = False, client: HttpClient | None = None
+) -> Any:
     config = load_config(root)
     choice = TransportChoice(cache_dir=cache, mirror=mirror)
     if mirror.startswith("http"):
-        choice._made["mirror"] = MirrorTransport(mirror, fast_client())
+        choice._made["mirror"] = MirrorTransport(mirror, client or fast_client())
     return fetch(config, config.profile(None), None, Cache(cache), choice, update=update)
 
 
@@ -91,6 +97,154 @@ def test_fetch_faults_leave_lock_untouched(
     assert message in str(err.value)
     assert "hardware (acme/params@master" in str(err.value)
     assert tree_bytes(project) == before
+
+
+HW_PATH = f"/raw/acme/params/{C2}/boats/hw.params"
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+def test_compressed_responses_give_the_same_lock(
+    project: Path, tmp_path: Path, http_mirror, coding: str
+) -> None:
+    """Like GitHub's raw host: compressed when the client accepts it. The old client compared
+    the decoded body with Content-Length (the compressed size) and called it truncated."""
+    build_mirror(http_mirror.root, small_upstream())
+    do_fetch(project, tmp_path / "plain", str(tmp_path / "mirror"))
+    plain = (project / "sources.lock").read_bytes()
+    (project / "sources.lock").unlink()
+    http_mirror.encoding = coding
+    result = do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert {r.status for r in result.roles} == {"downloaded"}
+    assert set(http_mirror.codings) == {coding}
+    assert (project / "sources.lock").read_bytes() == plain
+
+
+def test_429_waits_for_retry_after_then_succeeds(
+    project: Path, tmp_path: Path, http_mirror
+) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = [429]
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    asked = [t for p, t in http_mirror.times if p == HW_PATH]
+    assert len(asked) == 2
+    assert asked[1] - asked[0] >= 0.9  # Retry-After: 1 honoured (a backoff would be 0 s here)
+
+
+def test_429_forever_fails_after_the_retries(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.retry_after = "0"
+    http_mirror.faults[HW_PATH] = [429, 429, 429]
+    with pytest.raises(FetchError, match="failed after 3 attempts: HTTP 429"):
+        do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert not (project / "sources.lock").exists()
+
+
+def test_gzip_stream_cut_short_is_asked_again(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = ["gzip-cut"]
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert http_mirror.log.count(HW_PATH) == 2
+    http_mirror.faults[HW_PATH] = ["gzip-cut"] * 3
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "fresh", http_mirror.url)
+    assert "failed after 3 attempts: the body was truncated (connection closed early" in str(
+        err.value
+    )
+
+
+def test_gzip_bomb_stops_at_the_locked_size(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    before = tree_bytes(project)
+    http_mirror.log.clear()
+    http_mirror.faults[HW_PATH] = ["bomb"]
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "fresh", http_mirror.url)
+    assert f"hardware (acme/params@master -> {C2[:12]} boats/hw.params): GET " in str(err.value)
+    assert (
+        f"the body is larger than {len(HW)} bytes after decompression "
+        "(the bound: the size sources.lock records) — do not trust this server's answer"
+    ) in str(err.value)
+    assert http_mirror.log.count(HW_PATH) == 1  # a bound is not retried
+    assert tree_bytes(project) == before
+
+
+def test_without_a_lock_the_manifest_size_is_the_bound(
+    project: Path, tmp_path: Path, http_mirror
+) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = ["bomb"]
+    with pytest.raises(FetchError, match=r"the size the mirror's MANIFEST\.json records"):
+        do_fetch(project, tmp_path / "cache", http_mirror.url)
+
+
+def test_gzip_bomb_of_unknown_size_fails_with_bounded_memory(
+    project: Path, tmp_path: Path, http_mirror
+) -> None:
+    """MANIFEST.json has no recorded size: the default cap (64 MiB decoded) stops a 2 GiB
+    bomb. Run as a real process so its peak memory can be read."""
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults["/MANIFEST.json"] = ["bomb"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMDIFF_")}
+    args = ["fetch", "--root", str(project), "--cache-dir", str(tmp_path / "c")]
+    with open(tmp_path / "err", "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paramdiff", *args, "--mirror", http_mirror.url],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+    lines = (tmp_path / "err").read_text().splitlines()
+    assert os.waitstatus_to_exitcode(status) == 2
+    assert lines == [
+        "Error: hardware (acme/params@master boats/hw.params): "
+        f"mirror {http_mirror.url} has no readable MANIFEST.json (GET "
+        f"{http_mirror.url}/MANIFEST.json: the body is larger than 64 MiB after decompression "
+        "(the bound: HttpSettings.max_body, for a file of unknown size)) — point --mirror / "
+        "PARAMDIFF_MIRROR at the folder holding MANIFEST.json and raw/"
+    ]
+    assert usage.ru_maxrss * 1024 < 500 * 1024 * 1024  # ru_maxrss is in KiB on Linux
+    assert not (project / "sources.lock").exists()
+
+
+def test_slow_drip_fails_at_the_deadline(project: Path, tmp_path: Path, http_mirror) -> None:
+    """One byte every 0.2 s never trips a 5 s read timeout; the deadline stops it."""
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = ["drip"]
+    client = HttpClient(HttpSettings(read_timeout=5, retries=2, backoff=0.01, deadline=1))
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "cache", http_mirror.url, client=client)
+    assert f"GET {http_mirror.url}{HW_PATH} did not finish within its 1s deadline — " in str(
+        err.value
+    )
+    assert http_mirror.log.count(HW_PATH) == 1  # past the deadline nothing is asked again
+
+
+def test_redirect_to_another_host_is_refused(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    port = http_mirror.url.rsplit(":", 1)[1]
+    http_mirror.faults[HW_PATH] = ["redirect-away"]
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert (
+        f"was redirected from 127.0.0.1:{port} to localhost:{port}; redirects are followed "
+        f"only within the same host (and never from https to http) — fetch from localhost:{port} "
+        "directly if you trust it, or allow it in HttpSettings.redirect_hosts"
+    ) in str(err.value)
+    assert http_mirror.log.count(HW_PATH) == 1
+    # Allowed by name, the same redirect is followed.
+    http_mirror.faults[HW_PATH] = ["redirect-away"]
+    client = HttpClient(HttpSettings(retries=0, redirect_hosts=("localhost",)))
+    do_fetch(project, tmp_path / "cache", http_mirror.url, client=client)
+    assert http_mirror.log.count(HW_PATH) == 3
+
+
+def test_redirect_within_the_host_is_followed(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = ["redirect-here"]
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert http_mirror.log.count(HW_PATH) == 2
 
 
 def test_connection_refused(project: Path, tmp_path: Path) -> None:
