@@ -76,7 +76,8 @@ class FaultServer:
     """Serves a directory; ``faults[path]`` is a list of modes consumed one per request:
     404, 500, 429 (with ``Retry-After``), 'slow' (headers late), 'truncate' (connection
     closed halfway), 'wrong' (other bytes), 'gzip-cut' (a gzip stream cut short), 'bomb'
-    (2 GiB of zeros, gzipped), 'drip' (one byte every ``drip_seconds``), 'redirect-away'
+    (2 GiB of zeros, gzipped), 'drip' (the body one byte every ``drip_seconds``),
+    'drip-headers' (the status line and headers too), 'redirect-away'
     (to the same port on another host name), 'redirect-here' (to the same path again).
 
     Like GitHub's raw host, it compresses a body (``encoding``: gzip or deflate) only when
@@ -151,7 +152,21 @@ def _handler(server: FaultServer) -> type[http.server.BaseHTTPRequestHandler]:
             coding = self.coding("gzip" if mode == "gzip-cut" else server.encoding)
             server.codings.append(coding or "identity")
             headers = {"Content-Encoding": coding} if coding else {}
+            if mode == "drip-headers":
+                pad = "x" * 2000  # 400 s of headers at 0.2 s a byte
+                head = f"HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: {len(data)}\r\n\r\n"
+                return self.drip(head.encode() + data)
             self.answer(200, compress(data, coding) if coding else data, headers, mode)
+
+        def drip(self, raw: bytes) -> None:
+            self.close_connection = True
+            try:
+                for i in range(len(raw)):
+                    self.wfile.write(raw[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(server.drip_seconds)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up: its deadline
 
         def coding(self, wanted: str | None) -> str | None:
             accepted = self.headers.get("Accept-Encoding", "")
@@ -171,10 +186,7 @@ def _handler(server: FaultServer) -> type[http.server.BaseHTTPRequestHandler]:
                     self.wfile.flush()
                     self.close_connection = True
                 elif mode == "drip":
-                    for i in range(len(body)):
-                        self.wfile.write(body[i : i + 1])
-                        self.wfile.flush()
-                        time.sleep(server.drip_seconds)
+                    return self.drip(body)
                 else:
                     self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):

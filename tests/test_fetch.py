@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -208,13 +209,20 @@ def test_gzip_bomb_of_unknown_size_fails_with_bounded_memory(
     assert not (project / "sources.lock").exists()
 
 
-def test_slow_drip_fails_at_the_deadline(project: Path, tmp_path: Path, http_mirror) -> None:
-    """One byte every 0.2 s never trips a 5 s read timeout; the deadline stops it."""
+@pytest.mark.parametrize("drip", ["drip", "drip-headers"])
+def test_slow_drip_fails_at_the_deadline(
+    project: Path, tmp_path: Path, http_mirror, drip: str
+) -> None:
+    """One byte every 0.2 s, of the body or of the headers, never trips a 5 s read timeout;
+    the deadline stops it."""
     build_mirror(http_mirror.root, small_upstream())
-    http_mirror.faults[HW_PATH] = ["drip"]
+    http_mirror.faults[HW_PATH] = [drip]
     client = HttpClient(HttpSettings(read_timeout=5, retries=2, backoff=0.01, deadline=1))
+    started = time.monotonic()
     with pytest.raises(FetchError) as err:
         do_fetch(project, tmp_path / "cache", http_mirror.url, client=client)
+    # Not a speed goal: the drip lasts 95 s (body) or 400 s (headers); the bound is 1 s.
+    assert time.monotonic() - started < 30
     assert f"GET {http_mirror.url}{HW_PATH} did not finish within its 1s deadline — " in str(
         err.value
     )
@@ -386,6 +394,26 @@ def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
         (first[:12], "first", "set)"),
         (second[:12], "second", "WP_RADIUS=1"),
     ]
+
+
+def test_git_blob_larger_than_the_locked_size_is_not_read(tmp_path: Path) -> None:
+    make_repo(tmp_path / "repos" / "acme" / "params.git")
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "sources.yaml").write_text(
+        "version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
+        "          repo: acme/params\n          ref: master\n          path: boats/hw.params\n"
+        "          transport: git\n"
+    )
+    base = ["--git-base", (tmp_path / "repos").as_uri()]
+    assert run(["fetch", *base], root, tmp_path / "c").exit_code == 0
+    lock = root / "sources.lock"
+    assert "size: 26\n" in lock.read_text()
+    lock.write_text(lock.read_text().replace("size: 26\n", "size: 5\n"))
+    result = run(["fetch", *base], root, tmp_path / "fresh")
+    assert result.exit_code == 2
+    assert "boats/hw.params at commit " in result.output
+    assert "has 26 bytes; sources.lock records 5 — do not trust this file" in result.output
 
 
 def test_ref_that_looks_like_an_option_is_refused(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -81,16 +82,17 @@ class HttpClient:
         deadline = time.monotonic() + s.deadline
         limit = limit or SizeLimit(s.max_body, "HttpSettings.max_body, for a file of unknown size")
         broke = "no attempt made"
-        for attempt in range(s.retries + 1):
-            if attempt:
-                self._pause(s.backoff * 2 ** (attempt - 1), url, deadline)
-            resp = self._open(url, deadline)
-            try:
-                return self._body(resp, url, limit, deadline)
-            except _BodyBroke as exc:
-                broke = str(exc)
-            finally:
-                resp.close()
+        with _Watchdog(s.deadline) as watchdog:
+            for attempt in range(s.retries + 1):
+                if attempt:
+                    self._pause(s.backoff * 2 ** (attempt - 1), url, deadline)
+                resp = self._open(url, deadline)
+                try:
+                    return self._body(resp, url, limit, watchdog)
+                except _BodyBroke as exc:
+                    broke = str(exc)
+                finally:
+                    resp.close()
         raise HttpError(
             f"GET {url} failed after {s.retries + 1} attempts: the body was truncated ({broke})",
             AGAIN,
@@ -105,6 +107,7 @@ class HttpClient:
             from requests.adapters import HTTPAdapter
 
             local.adapter = HTTPAdapter()
+            local.adapter.poolmanager.pool_classes_by_scheme = _watched_pools()
             local.session = requests.Session()
             local.session.headers["User-Agent"] = "paramdiff"
             local.session.mount("https://", local.adapter)
@@ -194,19 +197,10 @@ class HttpClient:
 
     # ------------------------------------------------------------------ body and bounds
 
-    def _body(self, resp: Response, url: str, limit: SizeLimit, deadline: float) -> bytes:
-        """The decoded body, at most ``limit.size`` bytes, read before the deadline.
-
-        A timer shuts the socket down at the deadline (urllib3's ``HTTPResponse.shutdown``,
-        made to interrupt a read from another thread): a server dripping one byte at a
-        time never times out a single read, so only a clock can stop it.
-        """
+    def _body(self, resp: Response, url: str, limit: SizeLimit, watchdog: _Watchdog) -> bytes:
+        """The decoded body, at most ``limit.size`` bytes, read before the deadline."""
         import requests
 
-        fired = threading.Event()
-        timer = threading.Timer(max(0.0, deadline - time.monotonic()), _interrupt, (resp, fired))
-        timer.daemon = True
-        timer.start()
         body = bytearray()
         try:
             for chunk in resp.iter_content(CHUNK):
@@ -219,12 +213,10 @@ class HttpClient:
                         "(a file that really grew needs paramdiff fetch --update)",
                     )
         except (requests.RequestException, OSError) as exc:
-            if fired.is_set():
+            if watchdog.fired.is_set():
                 raise self._deadline_passed(url) from None
             raise _BodyBroke(f"{_reason(exc)}, after {len(body)} bytes") from None
-        finally:
-            timer.cancel()
-        if fired.is_set():  # a body without a length just ends when the socket is shut
+        if watchdog.fired.is_set():  # a body without a length just ends when the socket is shut
             raise self._deadline_passed(url)
         return bytes(body)
 
@@ -280,10 +272,84 @@ def _deadline_retry() -> type[Any]:
     return DeadlineRetry
 
 
-def _interrupt(resp: Response, fired: threading.Event) -> None:
-    fired.set()
-    with contextlib.suppress(ValueError, RuntimeError, OSError):
-        resp.raw.shutdown()  # raises when the connection went back to the pool: nothing to stop
+_current = threading.local()  # .watchdog: the watchdog of the download this thread runs
+
+
+class _Watchdog:
+    """Shuts down every socket a download reads from once its deadline passes.
+
+    A server dripping one byte at a time never trips a per-read timeout — while the headers
+    arrive or the body — so only a clock can stop it: ``socket.shutdown`` from this timer's
+    thread wakes the read blocked in the download's thread (as urllib3's own
+    ``HTTPResponse.shutdown`` does). Sockets are registered by the connection classes of
+    ``_watched_pools`` just before each response is read.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = threading.Event()
+        self._sockets: list[socket.socket] = []
+        self._guard = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Watchdog:
+        _current.watchdog = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        _current.watchdog = None
+
+    def watch(self, sock: socket.socket | None) -> None:
+        with self._guard:
+            if sock is not None:
+                self._sockets.append(sock)
+                if self.fired.is_set():
+                    _shut(sock)
+
+    def _fire(self) -> None:
+        with self._guard:
+            self.fired.set()
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed: nothing left to stop
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _watch(sock: socket.socket | None) -> None:
+    watchdog = getattr(_current, "watchdog", None)
+    if watchdog is not None:
+        watchdog.watch(sock)
+
+
+@functools.cache
+def _watched_pools() -> dict[str, type[Any]]:
+    """urllib3's connection pools, with connections that show their socket to the running
+    download's watchdog before reading a response (new or kept-alive alike)."""
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    class WatchedHTTPConnection(HTTPConnection):
+        def getresponse(self) -> Any:  # type: ignore[override]
+            _watch(self.sock)
+            return super().getresponse()
+
+    class WatchedHTTPSConnection(HTTPSConnection):
+        def getresponse(self) -> Any:  # type: ignore[override]
+            _watch(self.sock)
+            return super().getresponse()
+
+    class WatchedHTTPPool(HTTPConnectionPool):
+        ConnectionCls = WatchedHTTPConnection
+
+    class WatchedHTTPSPool(HTTPSConnectionPool):
+        ConnectionCls = WatchedHTTPSConnection
+
+    return {"http": WatchedHTTPPool, "https": WatchedHTTPSPool}
 
 
 def _size(n: int) -> str:
