@@ -128,9 +128,11 @@ def _handler(server: FaultServer) -> type[http.server.BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
-            from urllib.parse import unquote
+            from urllib.parse import unquote, urlsplit
 
-            path = unquote(self.path.partition("?")[0])
+            # A proxy is sent the absolute URL ("GET http://host/path"): serve its path.
+            target = urlsplit(self.path).path if "://" in self.path else self.path
+            path = unquote(target.partition("?")[0])
             mode = server.mode_for(path)
             if mode in (404, 500, 429):
                 extra = {"Retry-After": server.retry_after} if mode == 429 else {}

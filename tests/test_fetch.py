@@ -229,6 +229,25 @@ def test_slow_drip_fails_at_the_deadline(
     assert http_mirror.log.count(HW_PATH) == 1  # past the deadline nothing is asked again
 
 
+def test_the_deadline_holds_through_a_proxy(
+    tmp_path: Path, http_mirror, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP_PROXY: requests opens the connection through another urllib3 pool manager; its
+    sockets must reach the watchdog too."""
+    (http_mirror.root / "hw.params").write_bytes(HW)
+    http_mirror.faults["/hw.params"] = ["drip-headers"]
+    for name in ("http_proxy", "HTTP_PROXY"):
+        monkeypatch.setenv(name, http_mirror.url)
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    client = HttpClient(HttpSettings(read_timeout=5, retries=1, deadline=1))
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="did not finish within its 1s deadline"):
+        client.get("http://paramdiff.invalid/hw.params")
+    assert time.monotonic() - started < 30  # the drip lasts 400 s; the bound is 1 s
+    assert http_mirror.log == ["/hw.params"]  # through the proxy: no name lookup needed
+
+
 def test_redirect_to_another_host_is_refused(project: Path, tmp_path: Path, http_mirror) -> None:
     build_mirror(http_mirror.root, small_upstream())
     port = http_mirror.url.rsplit(":", 1)[1]

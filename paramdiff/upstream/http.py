@@ -104,10 +104,8 @@ class HttpClient:
         local = self._local
         if getattr(local, "session", None) is None:
             import requests
-            from requests.adapters import HTTPAdapter
 
-            local.adapter = HTTPAdapter()
-            local.adapter.poolmanager.pool_classes_by_scheme = _watched_pools()
+            local.adapter = _watched_adapter()()
             local.session = requests.Session()
             local.session.headers["User-Agent"] = "paramdiff"
             local.session.mount("https://", local.adapter)
@@ -324,6 +322,29 @@ def _watch(sock: socket.socket | None) -> None:
     watchdog = getattr(_current, "watchdog", None)
     if watchdog is not None:
         watchdog.watch(sock)
+
+
+@functools.cache
+def _watched_adapter() -> type[HTTPAdapter]:
+    """requests' ``HTTPAdapter`` whose connections, direct or through an http(s) proxy
+    (``HTTPS_PROXY``), show their sockets to the download's watchdog."""
+    from requests.adapters import HTTPAdapter
+    from urllib3 import poolmanager
+
+    def watched(manager: Any) -> Any:
+        if manager.pool_classes_by_scheme == poolmanager.pool_classes_by_scheme:  # not SOCKS
+            manager.pool_classes_by_scheme = _watched_pools()
+        return manager
+
+    class WatchedAdapter(HTTPAdapter):
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+            super().init_poolmanager(*args, **kwargs)
+            watched(self.poolmanager)
+
+        def proxy_manager_for(self, proxy: Any, **kwargs: Any) -> Any:
+            return watched(super().proxy_manager_for(proxy, **kwargs))
+
+    return WatchedAdapter
 
 
 @functools.cache
