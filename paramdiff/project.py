@@ -24,7 +24,12 @@ METADATA_FORMAT = "pdef"
 
 
 def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
-    """Include finder for fetch: BlueOS include-format files pull in others at the same commit."""
+    """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
+    model://NAME``) pull in others at the same commit."""
+    if spec.format == "sdf":
+        from .parse.sdf_include import repo_include_paths
+
+        return repo_include_paths(path, data)
     if spec.format != "blueos":
         return []
     return include_paths(data, path)

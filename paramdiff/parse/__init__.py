@@ -1,0 +1,1 @@
+"""Parsers: bytes of one upstream format in, normalized model objects out."""

@@ -1,0 +1,1 @@
+"""Renderers: generators of lines (text, markdown, SVG); the sink is chosen last."""

@@ -1,0 +1,1 @@
+"""Pipeline stages: classify, compare, derive, layers, channels, geometry."""
