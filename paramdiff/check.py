@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .channels import channel_findings
 from .errors import ConfigError, StaleOverlayError
 from .localfiles import read_local
 from .lock import require_entry
+from .parse.sdf_include import Resolver, local_resolver
 from .project import PinContext
-from .sdf import read_channels
 from .sinks import check_file
+from .stages.geometry import check_model, pinned_model, sitl_params
 
 
 @dataclass
@@ -92,10 +92,18 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             )
         if not inputs.sitl.flags:
             out.passed.append(f"no frame default of {inputs.sitl.layers.frame} survives unchosen")
-    params = derived.params()
-    for name, file, data in _target_models(ctx, models or []):
-        channels, _ = read_channels(data, file)
-        findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
+    params = sitl_params(derived, inputs.sitl)
+    for name, file, data, resolve in _target_models(ctx, models or []):
+        result = check_model(
+            data,
+            file,
+            resolve,
+            params,
+            ctx.profile.joint_roles,
+            ctx.profile.sitl_vehicle,
+            ctx.metadata,
+        )
+        channels, findings = result.channels, result.findings
         for finding in findings:
             in_model = f" — in the model: `{finding.fix}`" if finding.fix else ""
             out.fail(
@@ -108,16 +116,18 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     return out
 
 
-def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes]]:
-    """(label, file, bytes) of the profile's target models — pinned sdf roles or paths in
-    this repository — then of each --model file."""
-    out: list[tuple[str, str, bytes]] = []
+def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes, Resolver]]:
+    """(label, file, bytes, include resolver) of the profile's target models — pinned sdf
+    roles (includes from the same commit, as locked) or paths in this repository — then of
+    each --model file (includes from sibling folders, then GZ_SIM_RESOURCE_PATH)."""
+    out: list[tuple[str, str, bytes, Resolver]] = []
     for target in ctx.profile.target_models:
         if target in ctx.specs:
-            f = ctx.fetched([target])[target]
-            out.append((f"{target} ({f.spec.repo}:{f.spec.path})", f.spec.path, f.data))
+            label, file, data, resolve = pinned_model(ctx, target)
+            out.append((label, file, data, resolve))
         else:
-            out.append((target, target, read_local(ctx.config.root / target)))
+            path = ctx.config.root / target
+            out.append((target, path.as_posix(), read_local(path), local_resolver()))
     for p in extra:
-        out.append((p.as_posix(), p.as_posix(), read_local(p)))
+        out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver()))
     return out

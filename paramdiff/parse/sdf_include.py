@@ -284,8 +284,9 @@ class _Merger:
             own_pose, own_file = _child(inner_model, "pose"), label
         scope = (_text(_child(elem, "name")) or inner_model.get("name", "") or name) + "::"
         self.tree.includes.append(label)
-        self.model(inner_model, label, prefix + scope, at * parse_pose(own_pose, own_file),
-                   (*stack, label))
+        self.model(
+            inner_model, label, prefix + scope, at * parse_pose(own_pose, own_file), (*stack, label)
+        )
 
     def _frames(self, model: Any, file: str, prefix: str, at: Pose) -> dict[str, Pose]:
         """Pose (in the top frame) of every link and <frame> of this model, relative_to applied."""
@@ -340,7 +341,11 @@ class _Merger:
         n = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2) or 1.0
         name = prefix + elem.get("name", "")
         self.tree.joints[name] = Joint(
-            name, prefix + parent, prefix + child, (v[0] / n, v[1] / n, v[2] / n), file,
+            name,
+            prefix + parent,
+            prefix + child,
+            (v[0] / n, v[1] / n, v[2] / n),
+            file,
             _line(elem),
         )
 
