@@ -30,7 +30,7 @@ class CheckOutcome:
 
 def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
     from .derive import build, render
-    from .report import gather, render_report
+    from .report import gather, render_picture, render_report, svg_path
     from .validate import ERROR, validate
 
     out = CheckOutcome()
@@ -69,6 +69,16 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
                 f"paramdiff report --profile {profile} --pin {pin}",
             )
             out.diffs.append(result.diff)
+        picture = svg_path(report_path)
+        result = check_file(ctx.config.root / picture, render_picture(inputs), picture)
+        if result.up_to_date:
+            out.passed.append(f"{picture} is up to date")
+        else:
+            out.fail(
+                f"{picture} differs from what report writes",
+                f"paramdiff report --profile {profile} --pin {pin}",
+            )
+            out.diffs.append(result.diff)
     if ctx.metadata is not None:
         problems = validate(derived.source.file, ctx.metadata, ctx.classifier())
         advisory = [p for p in problems if p.severity != ERROR]
@@ -94,7 +104,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             out.passed.append(f"no frame default of {inputs.sitl.layers.frame} survives unchosen")
     params = sitl_params(derived, inputs.sitl)
     for name, file, data, resolve in _target_models(ctx, models or []):
-        result = check_model(
+        checked = check_model(
             data,
             file,
             resolve,
@@ -103,7 +113,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             ctx.profile.sitl_vehicle,
             ctx.metadata,
         )
-        channels, findings = result.channels, result.findings
+        channels, findings = checked.channels, checked.findings
         for finding in findings:
             in_model = f" — in the model: `{finding.fix}`" if finding.fix else ""
             out.fail(

@@ -372,13 +372,17 @@ def _target(root: Path, output: Path | None, default: str | None) -> tuple[Path 
 def report(output: Path | None, check: bool, **kw: Any) -> None:
     """Write the markdown report for a pull request."""
     from .derive import build
-    from .report import gather, render_report
+    from .report import gather, render_picture, render_report, svg_path
 
     ctx = _context(kw)
     d = build(ctx)
     target, label = _target(ctx.options.root, output, ctx.profile.report_path(ctx.pin))
     fix = f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}"
-    _emit(render_report(gather(ctx, d)), target, check, fix, label)
+    inputs = gather(ctx, d)
+    _emit(render_report(inputs), target, check, fix, label)
+    if target is not None:  # the top view goes next to the report it is linked from
+        picture = target.with_name(svg_path(target.name))
+        _emit(render_picture(inputs), picture, check, fix, svg_path(label))
 
 
 @main.command()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .formats import Param, format_value, same_value
+from .metadata import Metadata
 from .project import PinContext
 from .table import Source
 
@@ -130,7 +131,11 @@ def sitl_run(ctx: PinContext, derived: Derived) -> SitlRun | None:
 
 
 def layer_md(
-    layers: Layers, derived: Derived, flags: list[Flag], accepted: list[Flag]
+    layers: Layers,
+    derived: Derived,
+    flags: list[Flag],
+    accepted: list[Flag],
+    metadata: Metadata | None = None,
 ) -> Iterator[str]:
     order = " → ".join(s.file.file.rsplit("/", 1)[-1] for s in layers.layers)
     vehicle = derived.vehicle or "<vehicle>"
@@ -139,6 +144,16 @@ def layer_md(
     )
     yield f"{order}; the last file wins."
     yield ""
+    if metadata is not None:
+        unset = sum(1 for name in metadata.params if name not in layers.effective)
+        yield (
+            f"Underneath, the firmware's own defaults (`-w` wipes stored parameters): "
+            f"{unset} of the {len(metadata.params)} parameters in {metadata.file} are set by "
+            f"none of these files and run their default; "
+            f"{sum(1 for e in layers.effective.values() if e.layer in layers.frame_roles)} run a "
+            f"frame file's value and {len(derived.source.file.params)} the derived file's."
+        )
+        yield ""
     survivors = layers.from_frame()
     yield (
         f"{len(survivors)} parameters keep a frame default because the derived file does not "

@@ -6,13 +6,13 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .channels import Finding, channel_findings
 from .comparison import DIFFERS, SAME, Comparison, render
 from .derive import Derived
 from .formats import format_value, same_value
 from .layers import SitlRun, layer_md, sitl_run
 from .project import THREE_WAY, PinContext
-from .sdf import Channel, read_channels
+from .sdf import Channel
+from .stages.geometry import ModelCheck, check_model, pinned_model, sitl_params
 
 STATUS_KEY = [
     ("same", "every source that can express the parameter has the same value (float32)"),
@@ -30,17 +30,66 @@ class ReportInputs:
     ctx: PinContext
     comparison: Comparison
     derived: Derived
-    model_channels: list[Channel]
-    findings: list[Finding]
+    model: ModelCheck
     sitl: SitlRun | None
+
+    @property
+    def model_channels(self) -> list[Channel]:
+        return self.model.channels
 
 
 def gather(ctx: PinContext, derived: Derived) -> ReportInputs:
     comp = ctx.compare(list(THREE_WAY))
-    models = ctx.fetched(["sitl_models"])["sitl_models"]
-    channels, _ = read_channels(models.data, models.spec.path)
-    findings = channel_findings(channels, derived.params(), ctx.profile.joint_roles, ctx.metadata)
-    return ReportInputs(ctx, comp, derived, channels, findings, sitl_run(ctx, derived))
+    _, file, data, resolve = pinned_model(ctx, "sitl_models")
+    sitl = sitl_run(ctx, derived)
+    model = check_model(
+        data,
+        file,
+        resolve,
+        sitl_params(derived, sitl),
+        ctx.profile.joint_roles,
+        ctx.profile.sitl_vehicle,
+        ctx.metadata,
+    )
+    return ReportInputs(ctx, comp, derived, model, sitl)
+
+
+def firmware_evidence(ctx: PinContext, comp: Comparison) -> list[str]:
+    """For a parameter file without a version header: the names only one pinned firmware's
+    metadata knows, which is how its declared firmware was worked out."""
+    by = ctx.metadata_by_firmware
+    if len(by) < 2:
+        return []
+    out = []
+    for s in comp.sources:
+        if s.file.format == "sdf" or s.version_origin == "header":
+            continue
+        parts = []
+        for firmware, meta in sorted(by.items()):
+            others = [m for f, m in by.items() if f != firmware]
+            only = sorted(n for n in s.file.params if n in meta and all(n not in m for m in others))
+            if only:
+                parts.append(f"only {meta.file} has {', '.join(f'`{n}`' for n in only)}")
+        if parts:
+            out.append(
+                f"{s.role} has no version header; names that tell the firmware apart: "
+                + "; ".join(parts)
+            )
+    return out
+
+
+def svg_path(report_path: str) -> str:
+    """The top view lives next to the report: reports/blueboat-4.7.md -> .svg."""
+    stem = report_path[:-3] if report_path.endswith(".md") else report_path
+    return stem + ".svg"
+
+
+def render_picture(inp: ReportInputs) -> Iterator[str]:
+    from .render.svg import render_svg
+
+    ctx = inp.ctx
+    title = f"{ctx.profile.name} (pin {ctx.pin}): {inp.comparison.source('sitl_models').path}"
+    return render_svg(title, inp.model.geometry)
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
@@ -170,7 +219,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     yield ""
     yield "## Versions"
     yield ""
-    for line in comp.version_lines():
+    for line in [*comp.version_lines(), *firmware_evidence(ctx, comp)]:
         yield f"- {line}"
     yield ""
     yield "## Status key"
@@ -241,62 +290,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
             + "."
         )
         yield ""
-    yield "## Channel mapping: derived file vs the sitl_models Gazebo model"
-    yield ""
-    yield (
-        'Per `<control channel="N">` (0-based, channel 0 = SERVO1): '
-        "`cmd = multiplier * (clamp((pwm - servo_min)/(servo_max - servo_min), 0, 1) + offset)`; "
-        "neutral PWM = `servo_min - offset*(servo_max - servo_min)`."
-    )
-    yield ""
-    rows = []
-    for ch in inp.model_channels:
-        n = ch.output
-        rows.append(
-            [
-                str(ch.channel),
-                f"SERVO{n}",
-                ch.joint,
-                f"{format_value(ch.servo_min)}–{format_value(ch.servo_max)}",
-                format_value(ch.neutral_pwm),
-                format_value(ch.multiplier),
-                ch.type,
-                comp.metadata.label(f"SERVO{n}_FUNCTION", derived_values[f"SERVO{n}_FUNCTION"])
-                if comp.metadata and f"SERVO{n}_FUNCTION" in derived_values
-                else "—",
-            ]
-        )
-    yield from _md_table(
-        [
-            "channel",
-            "output",
-            "joint",
-            "servo range",
-            "neutral PWM",
-            "multiplier",
-            "type",
-            "derived function",
-        ],
-        rows,
-    )
-    yield ""
-    if inp.findings:
-        yield (
-            f"**{len(inp.findings)} mismatches** — with this model the derived file would "
-            "not drive the vehicle as the real one is driven:"
-        )
-        yield ""
-        for f in inp.findings:
-            yield f"- {f}" + (f" — in the model: `{f.fix}`" if f.fix else "")
-        yield ""
-        yield (
-            "The derived file keeps the shipped output mapping (it describes the real vehicle); "
-            "the model is what should change, as listed per channel. "
-            "`paramdiff check --model <model.sdf>` verifies a fixed model."
-        )
-    else:
-        yield "No mismatches: every channel agrees with the derived file."
-    yield ""
+    yield from _channel_section(inp, derived_values)
     yield "## Overlay: deliberate deltas"
     yield ""
     rows = []
@@ -338,7 +332,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     if inp.sitl is not None:
         yield "## What SITL actually runs"
         yield ""
-        yield from layer_md(inp.sitl.layers, d, inp.sitl.flags, inp.sitl.accepted)
+        yield from layer_md(inp.sitl.layers, d, inp.sitl.flags, inp.sitl.accepted, ctx.metadata)
         yield ""
     yield "## Warnings"
     yield ""
@@ -358,3 +352,102 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     yield from render(comp, "markdown", preamble=False)
     yield ""
     yield "</details>"
+
+
+def _channel_section(inp: ReportInputs, derived_values: dict[str, float]) -> Iterator[str]:
+    geometry = inp.model.geometry
+    report = inp.ctx.profile.report_path(inp.ctx.pin) or "report.md"
+    picture = svg_path(report).rsplit("/", 1)[-1]
+    yield "## Channel mapping: derived file vs the sitl_models Gazebo model"
+    yield ""
+    yield f"![Top view of the model's actuators]({picture})"
+    yield ""
+    yield (
+        f"[{picture}]({picture}): top view of the model's actuators (includes merged), each "
+        "with its output, the function SITL runs it as and its spin or thrust; red with the "
+        "finding numbers below where something disagrees."
+    )
+    yield ""
+    yield (
+        'Per `<control channel="N">` (0-based, channel 0 = SERVO1): '
+        "`cmd = multiplier * (clamp((pwm - servo_min)/(servo_max - servo_min), 0, 1) + offset)`; "
+        "neutral PWM = `servo_min - offset*(servo_max - servo_min)`."
+    )
+    yield ""
+    yield (
+        f"Roles from geometry: {geometry.frame}. Positions are the driven link's origin in the "
+        "Gazebo model frame (x forward, y left, z up, metres); ArduPilot's motor tables are in "
+        "its body frame FRD (x forward, y right, z down). The parameters are what SITL runs: "
+        "the frame defaults, then the derived file."
+    )
+    yield ""
+    for note in geometry.notes:
+        yield f"- {note}"
+    if geometry.notes:
+        yield ""
+    yield from _md_table(
+        [
+            "channel",
+            "output",
+            "joint",
+            "position (x, y, z m)",
+            "servo range",
+            "neutral PWM",
+            "multiplier",
+            "type",
+            "runs as",
+            "geometry says",
+        ],
+        [_channel_row(inp, ch, derived_values) for ch in inp.model.channels],
+    )
+    yield ""
+    findings = inp.model.findings
+    if findings:
+        yield (
+            f"**{len(findings)} mismatches** — with this model the derived file would "
+            "not drive the vehicle as the real one is driven:"
+        )
+        yield ""
+        for number, f in enumerate(findings, 1):
+            yield f"{number}. {f}" + (f" — in the model: `{f.fix}`" if f.fix else "")
+        yield ""
+        yield (
+            "The derived file keeps the shipped output mapping (it describes the real vehicle); "
+            "the model is what should change, as listed per channel. "
+            "`paramdiff check --model <model.sdf>` verifies a fixed model."
+        )
+    else:
+        yield "No mismatches: every channel agrees with what SITL runs."
+    yield ""
+
+
+def _channel_row(inp: ReportInputs, ch: Channel, derived_values: dict[str, float]) -> list[str]:
+    meta = inp.comparison.metadata
+    view = next((v for v in inp.model.geometry.views if v.actuator.channel == ch), None)
+    n = ch.output
+    func = view.function if view is not None else derived_values.get(f"SERVO{n}_FUNCTION")
+    runs = (
+        meta.label(f"SERVO{n}_FUNCTION", func)
+        if (meta and func is not None)
+        else (format_value(func) if func is not None else "—")
+    )
+    says, where = "—", "—"
+    if view is not None:
+        pos = view.actuator.position
+        where = ", ".join(f"{c:+.3f}" for c in pos)
+        if view.expected is not None:
+            says = meta.label(f"SERVO{n}_FUNCTION", view.expected) if meta else str(view.expected)
+        if view.kind == "rotor":
+            says += ", spins " + ("CCW" if view.spin == 1 else "CW")
+    return [
+        str(ch.channel),
+        f"SERVO{n}",
+        ch.joint,
+        where,
+        f"{format_value(ch.servo_min)}–{format_value(ch.servo_max)}",
+        format_value(ch.neutral_pwm),
+        format_value(ch.multiplier),
+        ch.type,
+        runs,
+        says,
+    ]

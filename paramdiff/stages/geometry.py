@@ -122,6 +122,7 @@ class View:
     kind: str  # "rotor" or "thruster"
     spin: int = 0  # rotors: CCW/CW seen from above
     expected: int | None = None  # the SERVOn_FUNCTION the geometry says this channel is
+    reversed: bool = False  # SERVOn_REVERSED, which flips a thruster's push
     findings: list[int] = field(default_factory=list)  # 1-based numbers in the report
 
 
@@ -366,7 +367,9 @@ def _skid(j: _Judge, act: Actuator) -> tuple[View, list[Finding]]:
                 f"<multiplier>{format_value(-ch.multiplier)}</multiplier>",
             )
         )
-    return View(act, func, _short(j, act, func), "thruster", expected=want), out
+    view = View(act, func, _short(j, act, func), "thruster", expected=want)
+    view.reversed = j.reversed(act)
+    return view, out
 
 
 def _short(j: _Judge, act: Actuator, func: float | None) -> str:
@@ -558,7 +561,9 @@ def _thruster_6dof(j: _Judge, act: Actuator) -> tuple[View, list[Finding]]:
             )
     best = sorted(fits, key=lambda k: (fits[k] < 0, k))
     expected = motor_function(best[0]) if best else None
-    return View(act, func, _short(j, act, func), "thruster", expected=expected), out
+    view = View(act, func, _short(j, act, func), "thruster", expected=expected)
+    view.reversed = j.reversed(act)
+    return view, out
 
 
 # -- one model against one parameter set ------------------------------------------------------
