@@ -71,29 +71,31 @@ def _role_findings(
     joint_roles alone."""
     n = ch.output
     view = next((v for v in geometry.views if v.actuator.channel == ch), None) if geometry else None
-    if geometry is not None and (view is not None or ch.channel not in geometry.by_channel):
-        found = [f for f in geometry.findings if f.channel == ch.channel]
-        role = joint_roles.get(ch.joint)
-        if (
-            view is not None
-            and role is not None
-            and view.expected is not None
-            and role != view.expected
-        ):
+    # Geometry's own findings: a joint missing from the model, or the rule's verdict.
+    found = [f for f in geometry.findings if f.channel == ch.channel] if geometry else []
+    role = joint_roles.get(ch.joint)
+    if view is not None:
+        if role is not None and view.expected is not None and role != view.expected:
             found.append(
                 Finding(
                     ch.channel,
                     n,
                     ch.joint,
                     f"joint_roles in sources.yaml says {ch.joint} is "
-                    f"{_label(metadata, f'SERVO{n}_FUNCTION', role)}, but its "
-                    "geometry says "
+                    f"{_label(metadata, f'SERVO{n}_FUNCTION', role)}, but its geometry says "
                     f"{_label(metadata, f'SERVO{n}_FUNCTION', view.expected)}",
                     f"joint_roles: {{{ch.joint}: {view.expected}}}",
                 )
             )
-        if view is not None or found:
-            return found
+        return found
+    return found + _joint_role_findings(ch, func, joint_roles, metadata)
+
+
+def _joint_role_findings(
+    ch: Channel, func: float | None, joint_roles: dict[str, int], metadata: Metadata | None
+) -> list[Finding]:
+    """Without geometry: the function joint_roles in sources.yaml gives the joint."""
+    n = ch.output
     joint_of = {f: j for j, f in joint_roles.items()}
     role = joint_roles.get(ch.joint)
     if role is None:

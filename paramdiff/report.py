@@ -205,7 +205,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         for inc in s.includes:
             rows.append(
                 [
-                    f"{s.role} (%include)",
+                    f"{s.role} ({'<include>' if s.file.format == 'sdf' else '%include'})",
                     link(s.repo, s.commit, inc.path),
                     f"`{inc.path}`",
                     "—",

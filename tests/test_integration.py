@@ -98,8 +98,10 @@ def test_check_against_sitl_models_fails_channel_by_channel(
     out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
     assert out.exit_code == 1
     assert (
-        "channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73 "
-        "(ThrottleLeft), but SERVO1_FUNCTION is 74 (ThrottleRight)"
+        "channel 0 (motor_port_joint, SERVO1): geometry: drives motor_port_joint, the port "
+        "thruster (link motor_port_link at (x -0.488, y +0.295, z -0.272) m, Gazebo model frame: "
+        "x forward, y left, z up), which ArduPilot drives as 73 (ThrottleLeft); parameters: "
+        "SERVO1_FUNCTION is 74 (ThrottleRight)"
     ) in out.output
     assert (
         "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX "
