@@ -456,7 +456,7 @@ def layers(frame: str | None, files: tuple[Path, ...], **kw: Any) -> None:
     added = [local_source(f, role=f.as_posix()) for f in files] or [d.source]
     result = stack([*frame_srcs, *added], frame, ctx.profile.frames[frame])
     flags, _ = unchosen(ctx, result, excluded_categories(d))
-    _echo_lines(render_layers(result, flags))
+    _echo_lines(render_layers(result, flags, ctx.metadata))
 
 
 @main.command()

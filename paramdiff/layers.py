@@ -186,7 +186,18 @@ def layer_md(
         )
 
 
-def render_layers(layers: Layers, flags: list[Flag]) -> Iterator[str]:
+def firmware_default_line(layers: Layers, metadata: Metadata) -> str:
+    """The bottom layer nobody lists: what no loaded file sets runs the firmware default."""
+    unset = sum(1 for name in metadata.params if name not in layers.effective)
+    return (
+        f"firmware defaults underneath (-w wipes stored parameters): {unset} of the "
+        f"{len(metadata.params)} parameters in {metadata.file} are set by none of these files"
+    )
+
+
+def render_layers(
+    layers: Layers, flags: list[Flag], metadata: Metadata | None = None
+) -> Iterator[str]:
     from tabulate import tabulate
 
     flagged = {f.effective.name for f in flags}
@@ -205,6 +216,8 @@ def render_layers(layers: Layers, flags: list[Flag]) -> Iterator[str]:
             ]
         )
     yield f"frame {layers.frame}: " + " → ".join(s.file.file for s in layers.layers)
+    if metadata is not None:
+        yield firmware_default_line(layers, metadata)
     yield ""
     yield from tabulate(
         rows, headers=["name", "value", "set by", "overrode", "flag"], tablefmt="simple"
