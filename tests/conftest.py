@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from paramdiff.transports import git_blob_id
+from paramdiff.digests import git_blob_id
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -126,7 +126,7 @@ def test_hostile_overlay(name: str, expected: str, overlay_project: tuple[Path, 
 
 def test_unwritable_output_leaves_nothing_behind(tmp_path: Path) -> None:
     from paramdiff.errors import ParamdiffError
-    from paramdiff.sinks import write_atomic
+    from paramdiff.files import write_atomic
 
     target_dir = tmp_path / "ro"
     target_dir.mkdir()

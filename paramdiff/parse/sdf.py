@@ -23,8 +23,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
-from .formats import Diagnostic, Fact, Param, ParamFile, decode, format_value
+from ..errors import InputError
+from ..model.params import Diagnostic, Fact, Param, ParamFile
+from ..model.values import format_value
+from .params import decode
 
 DEFAULTS = {"servo_min": 1000.0, "servo_max": 2000.0, "offset": 0.0, "multiplier": 1.0}
 DEFAULT_TYPE = "VELOCITY"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"

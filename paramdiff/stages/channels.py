@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .formats import format_value, same_value
-from .metadata import Metadata
-from .sdf import Channel
+from ..model.metadata import Metadata
+from ..model.values import format_value, same_value
+from ..parse.sdf import Channel
 
 
 @dataclass(frozen=True)
