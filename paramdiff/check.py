@@ -1,17 +1,26 @@
-"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command."""
+"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command.
+
+Each rule is a small function that adds findings (with the command that fixes them) to a
+``CheckOutcome``; ``run_check`` runs them in order for one pin, ``check_project`` for every
+profile the user asked about.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ConfigError, StaleOverlayError
-from .localfiles import read_local
-from .lock import require_entry
+from .config.lock import require_entry
+from .errors import ConfigError, DriftError, StaleOverlayError, UsageError
+from .parse.local import read_local
 from .parse.sdf_include import Resolver, local_resolver
-from .project import PinContext
-from .sinks import check_file
-from .stages.geometry import check_model, pinned_model, sitl_params
+from .project import Options, PinContext
+from .render.params import render as render_params
+from .render.report import render_picture, render_report, svg_path
+from .render.sinks import check_file
+from .stages.derive import Derived
+from .stages.validate import ERROR, validate
 
 
 @dataclass
@@ -28,91 +37,131 @@ class CheckOutcome:
             self.fixes.append(fix)
 
 
-def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
-    from .derive import build, render
-    from .report import gather, render_picture, render_report, svg_path
-    from .validate import ERROR, validate
+def check_contexts(
+    options: Options, profile: str | None, pin: str | None, models: list[Path]
+) -> list[PinContext]:
+    """The pins `check` covers: the named profile, or every profile (at ``pin`` where it has
+    it, else its default pin)."""
+    profiles = options.config.profiles
+    if profile is None and models and len(profiles) > 1:
+        raise UsageError("--model needs --profile: name the vehicle the model simulates")
+    if profile is not None:
+        return [PinContext(options, profile, pin)]
+    return [
+        PinContext(options, name, pin if pin in p.pins else None) for name, p in profiles.items()
+    ]
 
+
+def check_project(
+    options: Options, profile: str | None, pin: str | None, models: list[Path]
+) -> Iterator[str]:
+    """`paramdiff check`: lines to print; raises DriftError naming every finding and fix."""
+    findings: list[str] = []
+    fixes: list[str] = []
+    for ctx in check_contexts(options, profile, pin, models):
+        outcome = run_check(ctx, models)
+        where = f"{ctx.profile.name} {ctx.pin}"
+        yield from (f"ok    {where}: {line}" for line in outcome.passed)
+        yield from (f"warn  {where}: {line}" for line in outcome.warnings)
+        yield from (diff.rstrip("\n") for diff in outcome.diffs)
+        findings += [f"{where}: {f}" for f in outcome.findings]
+        fixes += [f for f in outcome.fixes if f not in fixes]
+    if findings:
+        raise DriftError(findings, "; ".join(fixes))
+    yield "check passed"
+
+
+def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
     out = CheckOutcome()
-    profile, pin = ctx.profile.name, ctx.pin
-    fetch_fix = f"paramdiff fetch --profile {profile} --pin {pin} --update"
-    for spec in ctx.specs.values():
-        try:
-            require_entry(ctx.lock, profile, pin, spec)
-        except ConfigError as exc:
-            out.fail(exc.what, fetch_fix)
-    if out.findings:
+    if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
-    out.passed.append("sources.lock matches sources.yaml")
     try:
-        derived = build(ctx)
+        derived = ctx.derived
     except StaleOverlayError as exc:
         out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay")
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
-    regenerate = derived.regenerate
-    result = check_file(ctx.config.root / derived.target, render(derived), derived.target)
+    _outputs_up_to_date(ctx, derived, out)
+    _validates(ctx, derived, out)
+    _no_unchosen_defaults(ctx, derived, out)
+    _models_agree(ctx, derived, models or [], out)
+    return out
+
+
+def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
+    fix = f"paramdiff fetch --profile {ctx.profile.name} --pin {ctx.pin} --update"
+    for spec in ctx.specs.values():
+        try:
+            require_entry(ctx.lock, ctx.profile.name, ctx.pin, spec)
+        except ConfigError as exc:
+            out.fail(exc.what, fix)
+    if not out.findings:
+        out.passed.append("sources.lock matches sources.yaml")
+    return not out.findings
+
+
+def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    root = ctx.config.root
+    result = check_file(root / derived.target, render_params(derived), derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
     else:
-        out.fail(f"{derived.target} differs from what derive writes", regenerate)
+        out.fail(f"{derived.target} differs from what derive writes", derived.regenerate)
         out.diffs.append(result.diff)
-    report_path = ctx.profile.report_path(pin)
-    inputs = gather(ctx, derived)
-    if report_path:
-        result = check_file(ctx.config.root / report_path, render_report(inputs), report_path)
+    report_path = ctx.profile.report_path(ctx.pin)
+    if not report_path:
+        return
+    inputs = ctx.report_inputs()
+    for path, lines in (
+        (report_path, render_report(inputs)),
+        (svg_path(report_path), render_picture(inputs)),
+    ):
+        result = check_file(root / path, lines, path)
         if result.up_to_date:
-            out.passed.append(f"{report_path} is up to date")
+            out.passed.append(f"{path} is up to date")
         else:
             out.fail(
-                f"{report_path} differs from what report writes",
-                f"paramdiff report --profile {profile} --pin {pin}",
+                f"{path} differs from what report writes",
+                f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
             )
             out.diffs.append(result.diff)
-        picture = svg_path(report_path)
-        result = check_file(ctx.config.root / picture, render_picture(inputs), picture)
-        if result.up_to_date:
-            out.passed.append(f"{picture} is up to date")
-        else:
-            out.fail(
-                f"{picture} differs from what report writes",
-                f"paramdiff report --profile {profile} --pin {pin}",
-            )
-            out.diffs.append(result.diff)
-    if ctx.metadata is not None:
-        problems = validate(derived.source.file, ctx.metadata, ctx.classifier())
-        advisory = [p for p in problems if p.severity != ERROR]
-        for p in problems:
-            if p.severity == ERROR:
-                out.fail(f"validate: {p}", f"fix the value with a delta in {derived.overlay.file}")
-        if advisory:
-            out.warnings.append(
-                f"{len(advisory)} shipped value(s) fall outside the metadata's advisory "
-                f"range/enum/bits (e.g. {advisory[0].param.name}); list them with: "
-                f"paramdiff validate {derived.target}"
-            )
-        if not [p for p in problems if p.severity == ERROR]:
-            out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
-    if inputs.sitl is not None:
-        for f in inputs.sitl.flags:
-            out.fail(
-                f"layers: {f}",
-                f"carry {f.effective.name} in the derived file (select it "
-                f"in {derived.overlay.file}) or add a delta with a reason",
-            )
-        if not inputs.sitl.flags:
-            out.passed.append(f"no frame default of {inputs.sitl.layers.frame} survives unchosen")
-    params = sitl_params(derived, inputs.sitl)
-    for name, file, data, resolve in _target_models(ctx, models or []):
-        checked = check_model(
-            data,
-            file,
-            resolve,
-            params,
-            ctx.profile.joint_roles,
-            ctx.profile.sitl_vehicle,
-            ctx.metadata,
+
+
+def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    if ctx.metadata is None:
+        return
+    problems = validate(ctx.derived_source.file, ctx.metadata, ctx.classifier())
+    errors = [p for p in problems if p.severity == ERROR]
+    for p in errors:
+        out.fail(f"validate: {p}", f"fix the value with a delta in {derived.overlay.file}")
+    advisory = [p for p in problems if p.severity != ERROR]
+    if advisory:
+        out.warnings.append(
+            f"{len(advisory)} shipped value(s) fall outside the metadata's advisory "
+            f"range/enum/bits (e.g. {advisory[0].param.name}); list them with: "
+            f"paramdiff validate {derived.target}"
         )
+    if not errors:
+        out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
+
+
+def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    run = ctx.sitl_run
+    if run is None:
+        return
+    for f in run.flags:
+        out.fail(
+            f"layers: {f}",
+            f"carry {f.effective.name} in the derived file (select it "
+            f"in {derived.overlay.file}) or add a delta with a reason",
+        )
+    if not run.flags:
+        out.passed.append(f"no frame default of {run.layers.frame} survives unchosen")
+
+
+def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
+    for name, file, data, resolve in _target_models(ctx, models):
+        checked = ctx.check_model(data, file, resolve)
         channels, findings = checked.channels, checked.findings
         for finding in findings:
             in_model = f" — in the model: `{finding.fix}`" if finding.fix else ""
@@ -123,7 +172,6 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             )
         if not findings:
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
-    return out
 
 
 def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes, Resolver]]:
@@ -133,8 +181,7 @@ def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, b
     out: list[tuple[str, str, bytes, Resolver]] = []
     for target in ctx.profile.target_models:
         if target in ctx.specs:
-            label, file, data, resolve = pinned_model(ctx, target)
-            out.append((label, file, data, resolve))
+            out.append(ctx.pinned_model(target))
         else:
             path = ctx.config.root / target
             out.append((target, path.as_posix(), read_local(path), local_resolver()))

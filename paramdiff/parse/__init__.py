@@ -1,1 +1,4 @@
-"""Parsers: bytes of one upstream format in, normalized model objects out."""
+"""Bytes to rows.
+
+Parameter text formats (params, Mission Planner, QGC, BlueOS), SDF models, local files.
+"""

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..sdf import _line, _local, _parse_xml
+from .local import read_local
+from .sdf import _line, _local, _parse_xml
 
 Vec = tuple[float, float, float]
 Mat = tuple[Vec, Vec, Vec]
@@ -211,8 +212,6 @@ def local_resolver(env: dict[str, str] | None = None) -> Resolver:
                 candidates.append(Path(folder) / name / "model.sdf")
         for c in candidates:
             if c.is_file():
-                from ..localfiles import read_local
-
                 return c.as_posix(), read_local(c)
         raise InputError(
             f"<include> model://{name} not found (looked in "

@@ -1,1 +1,4 @@
-"""Renderers: generators of lines (text, markdown, SVG); the sink is chosen last."""
+"""What the stages found, as lines.
+
+Tables, the derived parameter file, the report, and the sinks that write or check them.
+"""

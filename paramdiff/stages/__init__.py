@@ -1,1 +1,4 @@
-"""Pipeline stages: classify, compare, derive, layers, channels, geometry."""
+"""The pipeline's stages, each a function of values.
+
+Classify, compare, derive, layers, channels, validate, history.
+"""

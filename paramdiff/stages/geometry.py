@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..channels import Finding
-from ..formats import format_value
-from ..metadata import Metadata
+from ..model.metadata import Metadata
+from ..model.values import format_value
+from ..parse.sdf import Channel, _local, _parse_xml, plugins, read_channels
 from ..parse.sdf_include import (
     Joint,
     ModelTree,
@@ -33,15 +33,13 @@ from ..parse.sdf_include import (
     Vec,
     load_model,
     parse_pose,
-    repo_resolver,
     rpy,
 )
-from ..sdf import Channel, _local, _parse_xml, plugins
+from .channels import Finding, Role, _label, channel_findings
 
 if TYPE_CHECKING:
-    from ..derive import Derived
-    from ..layers import SitlRun
-    from ..project import PinContext
+    from .derive import Derived
+    from .layers import SitlRun
 
 THROTTLE_LEFT, THROTTLE_RIGHT = 73, 74
 MOTOR1 = 33  # SERVOn_FUNCTION of Motor1; MotorN is 32 + N (N <= 8), then 82 + N (N >= 9)
@@ -587,9 +585,6 @@ def check_model(
 ) -> ModelCheck:
     """The model's channels (includes merged) against what SITL runs: geometry first,
     joint_roles as a cross-check, then ranges and neutral; findings numbered for the picture."""
-    from ..channels import _label, channel_findings
-    from ..sdf import read_channels
-
     channels, _ = read_channels(data, file)
     tree = load_model(data, file, resolve)
 
@@ -598,7 +593,7 @@ def check_model(
 
     geometry = analyse(channels, tree, params, vehicle, label, to_frd_pose(data, file))
     findings = channel_findings(
-        channels, params, joint_roles, metadata, geometry, infer_vehicle(params, vehicle)
+        channels, params, joint_roles, metadata, roles(geometry), infer_vehicle(params, vehicle)
     )
     for number, finding in enumerate(findings, 1):
         for view in geometry.views:
@@ -607,11 +602,17 @@ def check_model(
     return ModelCheck(channels, geometry, findings)
 
 
-def pinned_model(ctx: PinContext, role: str) -> tuple[str, str, bytes, Resolver]:
-    """A pinned sdf role: label, repository path, bytes, and its locked includes."""
-    f = ctx.fetched([role])[role]
-    label = f"{role} ({f.spec.repo}:{f.spec.path})"
-    return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
+def roles(geometry: Geometry) -> dict[int, Role]:
+    """Per channel, what the channel check takes from the geometry."""
+    out: dict[int, Role] = {}
+    for f in geometry.findings:
+        if f.channel not in geometry.by_channel:  # its joint is not in the model
+            out[f.channel] = Role(False, None, None, (f,))
+    for view in geometry.views:
+        ch = view.actuator.channel.channel
+        found = tuple(f for f in geometry.findings if f.channel == ch)
+        out[ch] = Role(True, view.function, view.expected, found)
+    return out
 
 
 def sitl_params(derived: Derived, sitl: SitlRun | None) -> dict[str, float]:
