@@ -77,6 +77,7 @@ class Profile:
     frames: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sitl_frame: str | None = None
     sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
+    vehicle_noun: str = "vehicle"  # how the report names it: "the boat turns the wrong way"
 
     def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
         pin = pin or self.default_pin
@@ -284,6 +285,7 @@ PROFILE_KEYS = {
     "frames",
     "sitl_frame",
     "sitl_vehicle",
+    "vehicle_noun",
 }
 
 
@@ -316,6 +318,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         sitl_vehicle=_str(doc, (*path, "sitl_vehicle"), raw["sitl_vehicle"])
         if "sitl_vehicle" in raw
         else None,
+        vehicle_noun=_str(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
     )
 
 
