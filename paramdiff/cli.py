@@ -269,10 +269,9 @@ def show(
 
     src = local_source(file, input_format, lenient)
     if as_format:
-        typing = qgc_types(src.file.params.values()) if as_format == "qgc" else None
-        _warn(typing.warning() if typing else None)
-        types = typing.types if typing else None
-        _echo_lines(write_rows(src.file.params.values(), as_format, types))
+        qgc = qgc_types(src.file.params.values()) if as_format == "qgc" else None
+        _warn(qgc.warning() if qgc else None)
+        _echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
         return
     _print_comparison(compare([src]), table, None)
 
