@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-
 class Verdict(Enum):
     SAME = "same"
     DIFFERS = "differs"
