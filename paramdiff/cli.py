@@ -298,16 +298,18 @@ def compare() -> None:
 
 
 @compare.command("three-way")
-@_pin_context
+@_profile_pin
 @click.option("--lenient", is_flag=True, help="Turn bad lines into warnings.")
 @_table
-def three_way(pin: PinContext, lenient: bool, table: TableOptions) -> None:
+def three_way(
+    options: Options, profile: str | None, pin: str | None, lenient: bool, table: TableOptions
+) -> None:
     """hardware vs sitl vs sitl_models for a pin."""
-    from .project import THREE_WAY
+    from .project import THREE_WAY, PinContext
 
-    pin.lenient = lenient
-    title = f"{pin.profile.name} {pin.pin}: hardware vs sitl vs sitl_models"
-    _print_comparison(pin.compare(list(THREE_WAY)), table, title)
+    ctx = PinContext(options, profile, pin, lenient=lenient)
+    title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
+    _print_comparison(ctx.compare(list(THREE_WAY)), table, title)
 
 
 @compare.command("pins")
