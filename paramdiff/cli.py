@@ -430,6 +430,44 @@ def check(models: tuple[Path, ...], all_profiles: bool, **kw: Any) -> None:
 
 
 @main.command()
+@click.argument("base", required=False)
+@location_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="markdown (capped at 60,000 characters, fits a PR comment) or json (everything).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE."
+)
+@handle_errors
+def review(base: str | None, fmt: str, output: Path | None, **kw: Any) -> None:
+    """What this branch changes since BASE (default: the merge base with the default branch).
+
+    Per profile: roles moved, upstream parameters changed, overlay deltas added, removed or
+    stale, derived lines changed with their reasons, reboots needed. Exit 1 when something
+    needs attention (stale delta, lock or derived file).
+    """
+    from .errors import DriftError
+    from .render.review import render_json, render_markdown
+    from .sinks import join_lines, write_atomic
+    from .stages.review import review as do_review
+
+    result = do_review(_options(kw), base)
+    lines = render_json(result) if fmt == "json" else render_markdown(result, base)
+    if output is None:
+        _echo_lines(lines)
+    else:
+        write_atomic(output, join_lines(lines).encode())
+    if result.needs_attention:
+        items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
+        raise DriftError([a.what for a in items], "see the review")
+
+
+@main.command()
 @pin_options
 @click.option("--frame", help="sim_vehicle.py frame (default: the profile's sitl_frame).")
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
