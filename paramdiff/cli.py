@@ -391,8 +391,16 @@ def report(output: Path | None, check: bool, **kw: Any) -> None:
     help="Also check this Gazebo model's channels against the derived file.",
 )
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; kept for old scripts
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github"]),
+    default="text",
+    show_default=True,
+    help="github: each failure also as an ::error annotation on the file and line to fix.",
+)
 @handle_errors
-def check(models: tuple[Path, ...], all_profiles: bool, **kw: Any) -> None:
+def check(models: tuple[Path, ...], all_profiles: bool, fmt: str, **kw: Any) -> None:
     """Everything CI needs: lock, overlay, derived file, report, models, layers.
 
     Without --profile: every profile (at --pin where it has it, else its default pin).
@@ -424,6 +432,8 @@ def check(models: tuple[Path, ...], all_profiles: bool, **kw: Any) -> None:
             click.echo(diff, nl=False)
         findings += [f"{ctx.profile.name} {ctx.pin}: {f}" for f in outcome.findings]
         fixes += [f for f in outcome.fixes if f not in fixes]
+        if fmt == "github":
+            _echo_lines(_annotations(opts.root, f"{ctx.profile.name} {ctx.pin}", outcome))
     if findings:
         raise DriftError(findings, "; ".join(fixes))
     click.echo("check passed")
@@ -465,6 +475,26 @@ def review(base: str | None, fmt: str, output: Path | None, **kw: Any) -> None:
     if result.needs_attention:
         items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
         raise DriftError([a.what for a in items], "see the review")
+
+
+def _annotations(root: Path, label: str, outcome: Any) -> Iterable[str]:
+    """``::error`` lines, each path relative to the working directory (the repository root
+    in a workflow), so GitHub puts it on the file in the pull request."""
+    import os
+
+    from .render.github import annotation
+
+    for loc in outcome.located:
+        file = None
+        if loc.file:
+            path = Path(loc.file)
+            file = path.as_posix() if path.is_absolute() else os.path.relpath(root / path)
+        yield annotation(
+            f"{loc.finding} — {loc.fix}",
+            file=Path(file).as_posix() if file else None,
+            line=loc.line,
+            title=f"paramdiff check ({label})",
+        )
 
 
 @main.command()
