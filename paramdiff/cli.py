@@ -477,6 +477,33 @@ def review(base: str | None, fmt: str, output: Path | None, **kw: Any) -> None:
         raise DriftError([a.what for a in items], "see the review")
 
 
+@main.command()
+@click.argument("profile")
+@click.option(
+    "--derived",
+    metavar="PATH",
+    help="Where the derived file goes in this repository (default: the profile's own path).",
+)
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="Repository root to write sources.yaml in.",
+)
+@handle_errors
+def init(profile: str, derived: str | None, root: Path) -> None:
+    """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
+
+    Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
+    """
+    from .config.starter import starter, write_starter
+
+    for rel in write_starter(root, starter(profile, derived)):
+        click.echo(f"{rel} written")
+    click.echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
+
+
 def _annotations(root: Path, label: str, outcome: Any) -> Iterable[str]:
     """``::error`` lines, each path relative to the working directory (the repository root
     in a workflow), so GitHub puts it on the file in the pull request."""
