@@ -193,3 +193,18 @@ def test_review_of_a_moved_sitl_models_ref_on_the_real_mirror(
         review
     )
     assert "### bluerov2_heavy (pin 4.7)\n\nNo change" in review
+
+
+def test_reboots_are_listed_for_the_derived_files_changed_lines() -> None:
+    prof = ProfileReview("boat", "1.0", "derived/boat.params")
+    prof.params = [
+        ParamChange("1.0", "hardware", "MAV1_RAW_CTRL", "differs", "1", "2", "", "", True)
+    ]
+    prof.lines = [LineChange("changed", "SERVO1_FUNCTION", "73", "74", "upstream changed", True)]
+    text = "\n".join(render_markdown(Review("HEAD~1", "ab" * 20, [prof])))
+    assert "| 1.0 | hardware | `MAV1_RAW_CTRL` | 1 | 2 | yes |" in text
+    assert "| changed | `SERVO1_FUNCTION` | 73 | 74 | yes | upstream changed |" in text
+    assert text.endswith(
+        "**Reboot required** after loading the derived file into a running vehicle (1): "
+        "`SERVO1_FUNCTION`"
+    )

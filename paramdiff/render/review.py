@@ -93,7 +93,8 @@ def _profile(p: ProfileReview, cap: int | None, full: str) -> Iterator[str]:
         full,
         "none",
     )
-    reboot = sorted({c.name for c in p.params if c.reboot} | {c.name for c in p.lines if c.reboot})
+    # What a running vehicle would load is the derived file: its changed lines decide reboots.
+    reboot = [c.name for c in p.lines if c.reboot]
     yield f"**Upstream parameters changed** ({len(p.params)})"
     yield ""
     yield from _table(
@@ -139,8 +140,8 @@ def _profile(p: ProfileReview, cap: int | None, full: str) -> Iterator[str]:
     )
     if reboot:
         yield (
-            f"**Reboot required** after loading into a running vehicle ({len(reboot)}): "
-            + ", ".join(f"`{n}`" for n in reboot)
+            f"**Reboot required** after loading the derived file into a running vehicle "
+            f"({len(reboot)}): " + ", ".join(f"`{n}`" for n in reboot)
         )
         yield ""
 
