@@ -204,7 +204,7 @@ def test_reboots_are_listed_for_the_derived_files_changed_lines() -> None:
     text = "\n".join(render_markdown(Review("HEAD~1", "ab" * 20, [prof])))
     assert "| 1.0 | hardware | `MAV1_RAW_CTRL` | 1 | 2 | yes |" in text
     assert "| changed | `SERVO1_FUNCTION` | 73 | 74 | yes | upstream changed |" in text
-    assert text.endswith(
+    assert text.rstrip().endswith(
         "**Reboot required** after loading the derived file into a running vehicle (1): "
         "`SERVO1_FUNCTION`"
     )
