@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from conftest import ROOT, location_args, tree_bytes
 
 from paramdiff.cli import main
+from paramdiff.config.sources import load_config
 from paramdiff.config.starter import shipped, shipped_profiles
-from paramdiff.sources import load_config
 
 SEED_DERIVED = "blueboat_gazebo/params/blueboat_sitl.params"
 

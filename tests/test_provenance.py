@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paramdiff.derive import HEADER_LINE_MAX, _comment
-from paramdiff.lock import read_lock
+from paramdiff.config.lock import read_lock
+from paramdiff.render.params import HEADER_LINE_MAX, _comment
 
 ROOT = Path(__file__).resolve().parent.parent
 

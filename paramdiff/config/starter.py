@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
-from ..sinks import write_atomic
-from ..sources import SOURCES_FILE, parse_config
+from ..files import write_atomic
+from .sources import SOURCES_FILE, parse_config
 
 HEADER = """\
 # sources.yaml — which upstream files describe the vehicle, per pin; written by

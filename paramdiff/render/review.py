@@ -84,66 +84,57 @@ def _profile(p: ProfileReview, cap: int | None, full: str) -> Iterator[str]:
         yield "No change to its inputs, overlay or derived file."
         yield ""
         return
-    yield "**Roles moved**"
-    yield ""
-    yield from _table(
-        ["pin", "role", "file", "old", "new", "bytes"],
-        [_move_row(m) for m in p.moves],
-        cap,
-        full,
-        "none",
-    )
+    for title, headers, rows, empty in _sections(p):
+        yield title
+        yield ""
+        yield from _table(headers, rows, cap, full, empty)
     # What a running vehicle would load is the derived file: its changed lines decide reboots.
     reboot = [c.name for c in p.lines if c.reboot]
-    yield f"**Upstream parameters changed** ({len(p.params)})"
-    yield ""
-    yield from _table(
-        ["pin", "role", "parameter", "old", "new", "reboot"],
-        [[c.pin, c.role, f"`{c.name}`", c.old, c.new, "yes" if c.reboot else ""] for c in p.params],
-        cap,
-        full,
-        "none",
-    )
-    yield f"**Overlay deltas** ({len(p.deltas)})"
-    yield ""
-    yield from _table(
-        ["change", "parameter", "value", "was", "where", "reason / note"],
-        [
-            [
-                d.kind,
-                f"`{d.param}`",
-                d.value,
-                d.was,
-                f"`{d.file}:{d.line}`",
-                _note(d),
-            ]
-            for d in p.deltas
-        ],
-        cap,
-        full,
-        "none",
-    )
-    header = (
-        f"; {p.header_lines_changed} provenance header line(s)" if p.header_lines_changed else ""
-    )
-    yield f"**Derived file `{p.derived}`** ({len(p.lines)} parameter line(s){header})"
-    yield ""
-    yield from _table(
-        ["change", "parameter", "old", "new", "reboot", "why"],
-        [
-            [c.kind, f"`{c.name}`", c.old, c.new, "yes" if c.reboot else "", c.reason]
-            for c in p.lines
-        ],
-        cap,
-        full,
-        "no parameter line changes",
-    )
     if reboot:
         yield (
             f"**Reboot required** after loading the derived file into a running vehicle "
             f"({len(reboot)}): " + ", ".join(f"`{n}`" for n in reboot)
         )
         yield ""
+
+
+def _sections(p: ProfileReview) -> list[tuple[str, list[str], list[list[str]], str]]:
+    """(title, headers, rows, text when empty) of each table of one profile."""
+    n = p.header_lines_changed
+    header = f"; {n} provenance header line(s) differ" if n else ""
+    return [
+        (
+            "**Roles moved**",
+            ["pin", "role", "file", "old", "new", "bytes"],
+            [_move_row(m) for m in p.moves],
+            "none",
+        ),
+        (
+            f"**Upstream parameters changed** ({len(p.params)})",
+            ["pin", "role", "parameter", "old", "new", "reboot"],
+            [[c.pin, c.role, f"`{c.name}`", c.old, c.new, _yes(c.reboot)] for c in p.params],
+            "none",
+        ),
+        (
+            f"**Overlay deltas** ({len(p.deltas)})",
+            ["change", "parameter", "value", "was", "where", "reason / note"],
+            [
+                [d.kind, f"`{d.param}`", d.value, d.was, f"`{d.file}:{d.line}`", _note(d)]
+                for d in p.deltas
+            ],
+            "none",
+        ),
+        (
+            f"**Derived file `{p.derived}`** ({len(p.lines)} parameter line(s){header})",
+            ["change", "parameter", "old", "new", "reboot", "why"],
+            [[c.kind, f"`{c.name}`", c.old, c.new, _yes(c.reboot), c.reason] for c in p.lines],
+            "no parameter line changes",
+        ),
+    ]
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else ""
 
 
 def _note(d: DeltaChange) -> str:

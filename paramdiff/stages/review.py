@@ -1,36 +1,25 @@
-"""`paramdiff review [BASE]`: what a pull request changes, for the person approving it.
+"""What a branch changes, as values: roles moved, upstream parameters, overlay deltas,
+derived lines with their reasons, reboots.
 
-Two snapshots of the project — BASE (read from git objects, never checked out) and the
-working tree — each with its sources.yaml, sources.lock, overlays and derived files. Per
-profile: which roles moved (old → new commit), which upstream parameters changed as a
-result, which overlay deltas were added, removed or went stale, how the derived file's
-lines change and why, and which of the changed parameters need a reboot.
-
-Upstream changes are read through ``comparison.compare`` (``role@old`` vs ``role@new``),
-so whatever the comparison learns (e.g. pairing renamed parameters) shows up here too.
+Each function takes the two sides (BASE and the working tree) as values — locks, overlays,
+a comparison, derived files — so ``paramdiff.review`` only wires them. Upstream changes are
+read from a ``Comparison`` (``role@old`` vs ``role@new``), so whatever the comparison learns
+(e.g. pairing renamed parameters) shows up in the review too.
 """
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-from ..errors import ConfigError, ParamdiffError
-from ..formats import format_value, same_value
-from ..lock import LOCK_FILE, Lock, LockEntry
-from ..sources import PARAM_FORMATS, SOURCES_FILE
-
-if TYPE_CHECKING:
-    from ..derive import Derived, Line
-    from ..overlays import Delta, Overlay
-    from ..project import Options, PinContext
+from ..config.lock import Lock, LockEntry
+from ..config.overlay import Delta, Overlay
+from ..model.metadata import Metadata
+from ..model.source import Source
+from ..model.values import format_value, same_value
+from .compare import SAME, Comparison
+from .derive import Derived, Line, natural_key
 
 REBOOT_FLAG = "RebootRequired"
-DEFAULT_BRANCHES = ("main", "master")
 
 
 @dataclass
@@ -129,200 +118,15 @@ class Review:
         return bool(self.attention) or any(p.attention for p in self.profiles)
 
 
-# --------------------------------------------------------------------------- BASE from git
-
-
-def resolve_base(root: Path, base: str | None) -> tuple[object, str, str]:
-    """(git repo, commit sha, label) of BASE; the default is the merge base of HEAD with the
-    default branch (origin's HEAD, else a local main or master)."""
-    import git
-
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise ConfigError(
-            f"{root} is not inside a git repository",
-            "run paramdiff review in the project's git checkout",
-        ) from None
-    if base is None:
-        default = _default_branch(repo)
-        merge = repo.merge_base("HEAD", default)
-        if not merge:
-            raise ConfigError(
-                f"HEAD and {default} share no history", "give BASE: paramdiff review BASE"
-            )
-        return repo, merge[0].hexsha, f"merge base with {default}"
-    try:
-        commit = repo.commit(base)
-    except (git.BadName, ValueError):
-        raise ConfigError(
-            f"BASE '{base}' is not a commit in {repo.working_tree_dir}",
-            "give a branch, tag or commit, e.g. paramdiff review origin/main",
-        ) from None
-    return repo, commit.hexsha, base
-
-
-def _default_branch(repo: object) -> str:
-    import git
-
-    assert isinstance(repo, git.Repo)
-    try:
-        head = repo.git.symbolic_ref("refs/remotes/origin/HEAD")  # e.g. refs/remotes/origin/main
-        return str(head).removeprefix("refs/remotes/")
-    except git.GitCommandError:
-        pass
-    for name in DEFAULT_BRANCHES:
-        for ref in (f"origin/{name}", name):
-            try:
-                repo.commit(ref)
-                return ref
-            except (git.BadName, ValueError):
-                continue
-    raise ConfigError(
-        "no default branch (origin/HEAD, main or master) to take the merge base with",
-        "give BASE: paramdiff review BASE",
-    )
-
-
-@contextmanager
-def base_snapshot(repo: object, commit: str, root: Path) -> Iterator[Path | None]:
-    """A temporary folder holding the project's own files as they were at ``commit``
-    (sources.yaml, sources.lock, overlays, derived files), read from git objects.
-
-    Yields None when sources.yaml did not exist at ``commit``.
-    """
-    import git
-
-    assert isinstance(repo, git.Repo)
-    top = Path(repo.working_tree_dir or ".").resolve()
-    prefix = PurePosixPath(root.resolve().relative_to(top).as_posix())
-    tree = repo.commit(commit).tree
-
-    def read(rel: str) -> bytes | None:
-        path = (prefix / rel).as_posix().removeprefix("./")
-        try:
-            blob = tree / path
-        except KeyError:
-            return None
-        return bytes(blob.data_stream.read())
-
-    with tempfile.TemporaryDirectory(prefix="paramdiff-base-") as tmp:
-        out = Path(tmp)
-        sources = read(SOURCES_FILE)
-        if sources is None:
-            yield None
-            return
-        (out / SOURCES_FILE).write_bytes(sources)
-        from ..sources import load_config
-
-        wanted = {LOCK_FILE}
-        for p in load_config(out).profiles.values():
-            wanted |= {x for x in (p.overlay, p.derived_path(p.default_pin)) if x}
-        for rel in sorted(wanted):
-            data = read(rel)
-            if data is not None:
-                (out / rel).parent.mkdir(parents=True, exist_ok=True)
-                (out / rel).write_bytes(data)
-        yield out
-
-
-# --------------------------------------------------------------------------- the comparison
-
-
-def review(options: Options, base: str | None) -> Review:
-    """Compare the project at BASE with the working tree."""
-    root = options.root
-    repo, commit, label = resolve_base(root, base)
-    result = Review(base=label, base_commit=commit)
-    with base_snapshot(repo, commit, root) as base_root:
-        old_options = replace(options, root=base_root) if base_root else None
-        new_config = options.config
-        old_config = old_options.config if old_options else None
-        for name in new_config.profiles:
-            result.profiles.append(_profile_review(options, old_options, name))
-        for name in old_config.profiles if old_config else {}:
-            if name not in new_config.profiles:
-                result.attention.append(
-                    Attention(f"profile {name} was removed", "confirm it is meant to go")
-                )
-    return result
-
-
-def _profile_review(new: Options, old: Options | None, name: str) -> ProfileReview:
-    from ..project import PinContext
-
-    new_ctx = PinContext(new, name, None)
-    old_ctx = _old_context(old, name, new_ctx.pin)
-    out = ProfileReview(name, new_ctx.pin, new_ctx.profile.derived_path(new_ctx.pin) or "")
-    out.moves = _moves(old_ctx.lock if old_ctx else None, new_ctx.lock, name)
-    try:
-        _consistent_lock(new_ctx)
-        out.params = _param_changes(old, new, name, out.moves)
-        overlay = _overlay(new_ctx, strict=True)
-        if overlay is not None:
-            out.deltas = _delta_changes(_overlay(old_ctx, strict=False), overlay)
-            out.deltas += _stale_deltas(new_ctx, overlay, out)
-        new_build = _build(new_ctx, out)
-        old_build = _build(old_ctx, None) if old_ctx else None
-        if new_build is not None:
-            out.lines, out.header_lines_changed = _line_changes(
-                old_ctx, old_build, new_ctx, new_build
-            )
-            _outputs_up_to_date(new_ctx, new_build, out)
-    except ParamdiffError as exc:
-        out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
-    return out
-
-
-def _overlay(ctx: PinContext | None, strict: bool) -> Overlay | None:
-    """The profile's overlay as the snapshot has it, whether or not it is stale."""
-    from ..overlays import load_overlay
-
-    if ctx is None or not ctx.profile.overlay:
-        return None
-    try:
-        return load_overlay(ctx.config.root, ctx.profile.overlay)
-    except ConfigError:
-        if strict:
-            raise
-        return None  # BASE's overlay did not parse: every delta now counts as added
-
-
-def _old_context(old: Options | None, name: str, pin: str) -> PinContext | None:
-    from ..project import PinContext
-
-    if old is None or name not in old.config.profiles:
-        return None
-    profile = old.config.profiles[name]
-    return PinContext(old, name, pin if pin in profile.pins else None)
-
-
-def _consistent_lock(ctx: PinContext) -> None:
-    from ..lock import require_entry
-
-    for spec in ctx.specs.values():
-        require_entry(ctx.lock, ctx.profile.name, ctx.pin, spec)
-
-
-def _build(ctx: PinContext, out: ProfileReview | None) -> Derived | None:
-    """The derived file as derive would write it; None (and, for the working tree, an
-    attention item) when the overlay is stale — the stale deltas are listed separately."""
-    from ..derive import build
-    from ..errors import StaleOverlayError
-
-    try:
-        return build(ctx)
-    except StaleOverlayError as exc:
-        seen = out is None or any((a.file, a.line) == (exc.file, exc.line) for a in out.attention)
-        if out is not None and not seen:
-            out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
-        return None
+# --------------------------------------------------------------------------- roles
 
 
 # --------------------------------------------------------------------------- roles
 
 
-def _moves(old: Lock | None, new: Lock | None, profile: str) -> list[RoleMove]:
+def role_moves(old: Lock | None, new: Lock | None, profile: str) -> list[RoleMove]:
+    """Every locked role of ``profile`` whose commit or bytes differ between the two locks."""
+
     def entries(lock: Lock | None) -> dict[tuple[str, str], LockEntry]:
         if lock is None:
             return {}
@@ -363,50 +167,12 @@ def _moves(old: Lock | None, new: Lock | None, profile: str) -> list[RoleMove]:
     return moves
 
 
-def _param_changes(
-    old: Options | None, new: Options, profile: str, moves: list[RoleMove]
-) -> list[ParamChange]:
-    """Every parameter a moved role's file changed, read as ``role@old`` vs ``role@new``."""
-    from ..comparison import SAME, compare
-    from ..project import PinContext
-
-    out: list[ParamChange] = []
-    for m in moves:
-        if not (m.bytes_changed and m.old_commit and m.new_commit and old is not None):
-            continue
-        new_ctx = PinContext(new, profile, m.pin)
-        if new_ctx.spec(m.role).format not in (*PARAM_FORMATS, "sdf"):
-            continue
-        old_ctx = PinContext(old, profile, m.pin)
-        a = replace(old_ctx.source(m.role), role=f"{m.role}@{m.old_commit[:12]}")
-        b = replace(new_ctx.source(m.role), role=f"{m.role}@{m.new_commit[:12]}")
-        comp = compare([a, b], new_ctx.classifier(), new_ctx.metadata)
-        meta = new_ctx.metadata
-        for name, row in comp.rows.items():
-            if row.status == SAME:
-                continue
-            pa, pb = comp.params[a.role].get(name), comp.params[b.role].get(name)
-            info = meta.get(name) if meta else None
-            out.append(
-                ParamChange(
-                    pin=m.pin,
-                    role=m.role,
-                    name=name,
-                    status=row.status,
-                    old=comp.cell(a.role, name),
-                    new=comp.cell(b.role, name),
-                    old_at=str(pa.origin) if pa else "",
-                    new_at=str(pb.origin) if pb else "",
-                    reboot=bool(info and info.flag(REBOOT_FLAG)),
-                )
-            )
-    return out
-
-
 # --------------------------------------------------------------------------- overlay
 
 
-def _delta_changes(old: Overlay | None, new: Overlay) -> list[DeltaChange]:
+def delta_changes(old: Overlay | None, new: Overlay) -> list[DeltaChange]:
+    """Deltas added, removed or edited between the two overlays."""
+
     before = {d.param: d for d in old.deltas} if old else {}
     after = {d.param: d for d in new.deltas}
     out = []
@@ -431,11 +197,44 @@ def _delta(kind: str, d: Delta, file: str, note: str = "") -> DeltaChange:
     return DeltaChange(kind, d.param, format_value(d.value), _was(d), d.reason, file, d.line, note)
 
 
-def _stale_deltas(ctx: PinContext, overlay: Overlay, out: ProfileReview) -> list[DeltaChange]:
-    """Deltas whose ``was`` no longer equals upstream at the locked commit (every one, not
-    only the first that derive stops at)."""
-    base = ctx.source(overlay.base)
-    stale = []
+# --------------------------------------------------------------------------- derived file
+
+
+def param_changes(
+    pin: str, role: str, comp: Comparison, old: str, new: str, metadata: Metadata | None
+) -> list[ParamChange]:
+    """Every row of ``comp`` (columns ``old`` and ``new``, one role at two commits) that
+    is not the same, with both values as a person reads them."""
+    out = []
+    for name, row in comp.rows.items():
+        if row.status == SAME:
+            continue
+        a, b = comp.params[old].get(name), comp.params[new].get(name)
+        out.append(
+            ParamChange(
+                pin=pin,
+                role=role,
+                name=name,
+                status=row.status,
+                old=comp.cell(old, name),
+                new=comp.cell(new, name),
+                old_at=str(a.origin) if a else "",
+                new_at=str(b.origin) if b else "",
+                reboot=needs_reboot(metadata, name),
+            )
+        )
+    return out
+
+
+def needs_reboot(metadata: Metadata | None, name: str) -> bool:
+    info = metadata.get(name) if metadata is not None else None
+    return bool(info and info.flag(REBOOT_FLAG))
+
+
+def stale_deltas(overlay: Overlay, base: Source) -> list[tuple[DeltaChange, Attention]]:
+    """Every delta whose ``was`` no longer equals upstream at the locked commit (derive
+    stops at the first; a reviewer wants them all), each with where to fix it."""
+    out = []
     for d in overlay.deltas:
         upstream = base.file.params.get(d.param)
         fresh = (
@@ -447,91 +246,40 @@ def _stale_deltas(ctx: PinContext, overlay: Overlay, out: ProfileReview) -> list
             continue
         now = f"{upstream.text} ({upstream.origin})" if upstream else "not set"
         note = f"{overlay.base} at {(base.commit or '')[:12]} now has {now}"
-        stale.append(_delta("stale", d, overlay.file, note))
         fix = (
-            f"review the delta against the new upstream value, then set was: "
+            "review the delta against the new upstream value, then set was: "
             f"{upstream.text if upstream else 'null'}"
         )
         what = f"delta {d.param} is stale: written against {_was(d)}, but {note}"
-        if not any(a.line == d.line and a.file == overlay.file for a in out.attention):
-            out.attention.append(Attention(what, fix, overlay.file, d.line))
-    return stale
+        out.append(
+            (_delta("stale", d, overlay.file, note), Attention(what, fix, overlay.file, d.line))
+        )
+    return out
 
 
-# --------------------------------------------------------------------------- derived file
-
-
-def _line_changes(
-    old_ctx: PinContext | None, old: Derived | None, new_ctx: PinContext, new: Derived
-) -> tuple[list[LineChange], int]:
-    """The derived file's parameter lines, BASE vs what derive writes now, each with why.
-
-    BASE is rebuilt from BASE's own inputs (its lock, overlay and sources.yaml); when that
-    is impossible (a stale overlay at BASE) the committed file at BASE is read instead.
-    """
-    from ..derive import render
-
+def line_changes(
+    old: Derived | None, old_values: dict[str, float], new: Derived, metadata: Metadata | None
+) -> list[LineChange]:
+    """The derived file's parameter lines, BASE (``old_values``; ``old`` when BASE could be
+    rebuilt, for reasons) vs what derive writes now, each with why it changes."""
     old_lines = {ln.name: ln for ln in old.lines} if old else {}
-    old_values = _committed_values(old_ctx, old)
     new_lines = {ln.name: ln for ln in new.lines}
-    meta = new_ctx.metadata
     out = []
-    for name in sorted(set(old_values) | set(new_lines), key=_natural):
+    for name in sorted(set(old_values) | set(new_lines), key=natural_key):
         a, b = old_values.get(name), new_lines.get(name)
         if b is not None and a is not None and same_value(a, b.value):
             continue
-        kind = "added" if a is None else "removed" if b is None else "changed"
-        info = meta.get(name) if meta else None
         out.append(
             LineChange(
-                kind=kind,
+                kind="added" if a is None else "removed" if b is None else "changed",
                 name=name,
                 old="" if a is None else format_value(a),
                 new="" if b is None else format_value(b.value),
                 reason=_why(name, old_lines.get(name), b, old, new),
-                reboot=bool(info and info.flag(REBOOT_FLAG)),
+                reboot=needs_reboot(metadata, name),
             )
         )
-    header_old = _header_lines(old_ctx, old)
-    header_new = [ln for ln in render(new) if ln.startswith("#") and "DELTA" not in ln]
-    return out, len(set(header_old) ^ set(header_new))
-
-
-def _natural(name: str) -> list[object]:
-    from ..derive import natural_key
-
-    return natural_key(name)
-
-
-def _committed_values(ctx: PinContext | None, built: Derived | None) -> dict[str, float]:
-    if built is not None:
-        return built.params()
-    data = _committed_bytes(ctx)
-    if data is None:
-        return {}
-    from ..formats import parse_params
-
-    parsed = parse_params(data, "base", "params", lenient=True)
-    return {n: p.value for n, p in parsed.params.items()}
-
-
-def _committed_bytes(ctx: PinContext | None) -> bytes | None:
-    if ctx is None:
-        return None
-    rel = ctx.profile.derived_path(ctx.pin)
-    path = ctx.config.root / rel if rel else None
-    return path.read_bytes() if path and path.exists() else None
-
-
-def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
-    from ..derive import render
-
-    if built is not None:
-        text = list(render(built))
-    else:
-        data = _committed_bytes(ctx)
-        text = data.decode(errors="replace").splitlines() if data else []
-    return [ln for ln in text if ln.startswith("#") and "DELTA" not in ln]
+    return out
 
 
 def _why(name: str, a: Line | None, b: Line | None, old: Derived | None, new: Derived) -> str:
@@ -566,33 +314,3 @@ def _exclusion(name: str, d: Derived) -> str | None:
         if any(p.name == name for p in params):
             return f"left out by {d.overlay.file}:{rule.line} ({rule.label}): {rule.reason}"
     return None
-
-
-def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> None:
-    """The committed derived file and report are what this branch's inputs produce."""
-    from ..derive import render
-    from ..report import gather, render_report
-    from ..sinks import check_file
-
-    result = check_file(ctx.config.root / built.target, render(built), built.target)
-    if not result.up_to_date:
-        out.attention.append(
-            Attention(
-                f"{built.target} is not what derive writes from this branch's inputs",
-                f"run: {built.regenerate}",
-                built.target,
-                1,
-            )
-        )
-    report = ctx.profile.report_path(ctx.pin)
-    if report:
-        result = check_file(ctx.config.root / report, render_report(gather(ctx, built)), report)
-        if not result.up_to_date:
-            out.attention.append(
-                Attention(
-                    f"{report} is not what report writes from this branch's inputs",
-                    f"run: paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
-                    report,
-                    1,
-                )
-            )
