@@ -113,7 +113,10 @@ def _sections(p: ProfileReview) -> list[tuple[str, list[str], list[list[str]], s
             f"**Upstream parameters changed** ({len(p.params)})",
             ["pin", "role", "parameter", "old", "new", "reboot"],
             [[c.pin, c.role, f"`{c.name}`", c.old, c.new, _yes(c.reboot)] for c in p.params],
-            "none",
+            "none: the moved files' bytes changed, but no parameter read from them did (the "
+            "compare links show the rest)"
+            if any(m.bytes_changed and m.old_commit for m in p.moves)
+            else "none",
         ),
         (
             f"**Overlay deltas** ({len(p.deltas)})",
