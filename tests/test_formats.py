@@ -164,6 +164,7 @@ def test_round_trip_property(table: dict[str, float], fmt: str) -> None:
 
 def test_library_compare_gives_a_dataframe_on_demand() -> None:
     import paramdiff
+    from paramdiff.stages.compare import Verdict
 
     comp = paramdiff.compare(FIXTURES / "hardware.params", FIXTURES / "sitl.params")
     roles = comp.roles
@@ -171,7 +172,7 @@ def test_library_compare_gives_a_dataframe_on_demand() -> None:
     assert list(df.columns) == ["name", *roles, "status", "category", "display_name"]
     assert list(df.index) == list(comp.rows)
     assert all(str(df[r].dtype) == "Float64" for r in roles)
-    differs = [n for n, row in comp.rows.items() if row.status == "differs"]
+    differs = [n for n, row in comp.rows.items() if row.status.verdict is Verdict.DIFFERS]
     assert differs and list(df.index[df["status"] == "differs"]) == differs
     name = differs[0]
     assert df.at[name, roles[0]] == comp.params[roles[0]][name].value

@@ -12,7 +12,12 @@ from ..stages.compare import NR, Comparison
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
-    return [[name, *(comp.cell(r, name) for r in comp.roles), *comp.rows[name]] for name in names]
+    out = []
+    for name in names:
+        status, category, display_name = comp.rows[name]
+        cells = [comp.cell(r, name) for r in comp.roles]
+        out.append([name, *cells, str(status), category, display_name])
+    return out
 
 
 def render(
@@ -91,8 +96,8 @@ def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
         for r in comp.roles:
             p = comp.params[r].get(name)
             row.append(format_value(p.value) if p else "")
-        row += list(comp.rows[name])
-        writer.writerow(row)
+        status, category, display_name = comp.rows[name]
+        writer.writerow([*row, str(status), category, display_name])
     yield from buf.getvalue().splitlines()
 
 
@@ -150,7 +155,7 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
             {
                 "name": name,
                 "values": values,
-                "status": comp.rows[name].status,
+                "status": str(comp.rows[name].status),
                 "category": comp.rows[name].category,
                 "display_name": comp.rows[name].display_name,
             }

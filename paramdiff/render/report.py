@@ -209,7 +209,7 @@ def _summary(inp: ReportInputs) -> Iterator[str]:
         ]
         for c in cats
     ]
-    yield from _md_table(["category", *statuses, "total"], rows)
+    yield from _md_table(["category", *map(str, statuses), "total"], rows)
     yield ""
 
 

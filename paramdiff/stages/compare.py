@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -16,11 +17,32 @@ from .classify import Classifier
 if TYPE_CHECKING:
     import pandas as pd
 
-SAME = "same"
-DIFFERS = "differs"
-NOT_REPRESENTABLE = "not representable"
-ONLY_IN = "only in "
-MISSING_IN = "missing in "
+
+class Verdict(Enum):
+    SAME = "same"
+    DIFFERS = "differs"
+    NOT_REPRESENTABLE = "not representable"  # one source, and it cannot express the name
+    ONLY_IN = "only in"  # one source sets it; the others could but do not
+    MISSING_IN = "missing in"  # several set it; the roles named could but do not
+
+
+@dataclass(frozen=True)
+class Status:
+    """A row's verdict and the roles it names; its text is what tables and CSV show."""
+
+    verdict: Verdict
+    roles: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
+
+    def __lt__(self, other: Status) -> bool:  # tables sort statuses as their text reads
+        return str(self) < str(other)
+
+
+SAME = Status(Verdict.SAME)
+DIFFERS = Status(Verdict.DIFFERS)
+NOT_REPRESENTABLE = Status(Verdict.NOT_REPRESENTABLE)
 ABSENT = "—"
 NR = "n/r"
 FORMATS = ("text", "markdown", "csv", "json")
@@ -29,7 +51,7 @@ FORMATS = ("text", "markdown", "csv", "json")
 class Row(NamedTuple):
     """What the table says about one name, beside the sources' values."""
 
-    status: str
+    status: Status
     category: str
     display_name: str
 
@@ -61,7 +83,7 @@ class Comparison:
             {
                 "name": names,
                 **columns,
-                "status": [r.status for r in self.rows.values()],
+                "status": [str(r.status) for r in self.rows.values()],
                 "category": [r.category for r in self.rows.values()],
                 "display_name": [r.display_name for r in self.rows.values()],
             }
@@ -125,7 +147,7 @@ class Comparison:
         return out
 
 
-def _status(values: dict[str, float | None], capable: list[str]) -> str:
+def _status(values: dict[str, float | None], capable: list[str]) -> Status:
     present = {r: v for r, v in values.items() if v is not None}
     vals = list(present.values())
     if any(not same_value(vals[0], v) for v in vals[1:]):
@@ -133,8 +155,8 @@ def _status(values: dict[str, float | None], capable: list[str]) -> str:
     if len(present) == len(capable):
         return SAME if len(capable) > 1 else NOT_REPRESENTABLE
     if len(present) == 1:
-        return ONLY_IN + next(iter(present))
-    return MISSING_IN + ", ".join(r for r in capable if r not in present)
+        return Status(Verdict.ONLY_IN, (next(iter(present)),))
+    return Status(Verdict.MISSING_IN, tuple(r for r in capable if r not in present))
 
 
 def compare(
