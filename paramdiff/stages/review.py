@@ -215,7 +215,7 @@ def param_changes(
                 pin=pin,
                 role=role,
                 name=name,
-                status=row.status,
+                status=str(row.status),
                 old=comp.cell(old, name),
                 new=comp.cell(new, name),
                 old_at=str(a.origin) if a else "",
