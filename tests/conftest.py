@@ -21,19 +21,44 @@ from pathlib import Path
 
 import pytest
 
-from paramdiff.transports import git_blob_id
+from paramdiff.digests import git_blob_id
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_MIRROR = ROOT.parent / "shared" / "upstream"
 
 
-@pytest.fixture
-def upstream() -> Path:
-    """The real upstream mirror beside the checkout; integration tests skip without it."""
+@pytest.fixture(autouse=True)
+def _no_caller_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never depend on the caller's PARAMDIFF_* variables (a shell with
+    PARAMDIFF_MIRROR set made the git-transport tests read the mirror instead)."""
+    for name in list(os.environ):
+        if name.startswith("PARAMDIFF_"):
+            monkeypatch.delenv(name)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--without-mirror",
+        action="store_true",
+        help="Run as on a machine without ../shared: every integration test skips (used to "
+        "measure what the unit tests alone cover).",
+    )
+
+
+def shared_mirror(config: pytest.Config) -> Path:
+    """The real upstream mirror beside the checkout; the calling test skips, saying why,
+    when it is absent (or --without-mirror asks to behave as if it were)."""
+    if config.getoption("--without-mirror"):
+        pytest.skip("--without-mirror: integration tests skipped")
     if not (SHARED_MIRROR / "MANIFEST.json").exists():
         pytest.skip(f"no upstream mirror at {SHARED_MIRROR} (integration tests need ../shared)")
     return SHARED_MIRROR
+
+
+@pytest.fixture
+def upstream(request: pytest.FixtureRequest) -> Path:
+    return shared_mirror(request.config)
 
 
 # --------------------------------------------------------------------------- mirror builder
@@ -120,85 +145,100 @@ def compress(data: bytes, coding: str) -> bytes:
     return gzip.compress(data) if coding == "gzip" else zlib.compress(data)
 
 
-def _handler(server: FaultServer) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as real hosts do
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Serves ``self.server.state`` (a FaultServer): a fault if one is queued, else the file."""
 
-        def log_message(self, *args: object) -> None:
-            pass
+    protocol_version = "HTTP/1.1"  # keep-alive, as real hosts do
 
-        def do_GET(self) -> None:
-            from urllib.parse import unquote, urlsplit
+    @property
+    def state(self) -> FaultServer:
+        return self.server.state  # type: ignore[attr-defined, no-any-return]
 
-            # A proxy is sent the absolute URL ("GET http://host/path"): serve its path.
-            target = urlsplit(self.path).path if "://" in self.path else self.path
-            path = unquote(target.partition("?")[0])
-            mode = server.mode_for(path)
-            if mode in (404, 500, 429):
-                extra = {"Retry-After": server.retry_after} if mode == 429 else {}
-                return self.answer(int(mode), b"", extra)  # type: ignore[call-overload]
-            if mode in ("redirect-away", "redirect-here"):
-                host = "localhost" if mode == "redirect-away" else "127.0.0.1"
-                where = f"http://{host}:{self.server.server_address[1]}{self.path}?again"
-                return self.answer(302, b"", {"Location": where})
-            if mode == "bomb":
-                return self.answer(200, gzip_bomb(), {"Content-Encoding": "gzip"})
-            target = (server.root / path.lstrip("/")).resolve()
-            if not target.is_file() or not target.is_relative_to(server.root.resolve()):
-                return self.answer(404, b"")
-            data = target.read_bytes()
-            if mode == "wrong":
-                data = data.replace(b"1", b"2", 1) if b"1" in data else data + b"x"
-            if mode == "slow":
-                time.sleep(server.slow_seconds)
-            coding = self.coding("gzip" if mode == "gzip-cut" else server.encoding)
-            server.codings.append(coding or "identity")
-            headers = {"Content-Encoding": coding} if coding else {}
-            if mode == "drip-headers":
-                pad = "x" * 2000  # 400 s of headers at 0.2 s a byte
-                head = f"HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: {len(data)}\r\n\r\n"
-                return self.drip(head.encode() + data)
-            self.answer(200, compress(data, coding) if coding else data, headers, mode)
+    def log_message(self, *args: object) -> None:
+        pass
 
-        def drip(self, raw: bytes) -> None:
-            self.close_connection = True
-            try:
-                for i in range(len(raw)):
-                    self.wfile.write(raw[i : i + 1])
-                    self.wfile.flush()
-                    time.sleep(server.drip_seconds)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up: its deadline
+    def do_GET(self) -> None:
+        from urllib.parse import unquote, urlsplit
 
-        def coding(self, wanted: str | None) -> str | None:
-            accepted = self.headers.get("Accept-Encoding", "")
-            return wanted if wanted and wanted in accepted else None
+        # A proxy is sent the absolute URL ("GET http://host/path"): serve its path.
+        target = urlsplit(self.path).path if "://" in self.path else self.path
+        path = unquote(target.partition("?")[0])
+        mode = self.state.mode_for(path)
+        if not self.fault(mode):
+            self.file(path, mode)
 
-        def answer(
-            self, status: int, body: bytes, headers: dict[str, str], mode: object = None
-        ) -> None:
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                if mode in ("truncate", "gzip-cut"):
-                    self.wfile.write(body[: len(body) // 2])
-                    self.wfile.flush()
-                    self.close_connection = True
-                elif mode == "drip":
-                    return self.drip(body)
-                else:
-                    self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                self.close_connection = True  # the client gave up (a bound or a timeout)
+    def fault(self, mode: object) -> bool:
+        """Answer a fault that needs no file; False when the file is needed."""
+        if mode in (404, 500, 429):
+            extra = {"Retry-After": self.state.retry_after} if mode == 429 else {}
+            self.answer(int(mode), b"", extra)  # type: ignore[call-overload]
+        elif mode in ("redirect-away", "redirect-here"):
+            host = "localhost" if mode == "redirect-away" else "127.0.0.1"
+            where = f"http://{host}:{self.server.server_address[1]}{self.path}?again"
+            self.answer(302, b"", {"Location": where})
+        elif mode == "bomb":
+            self.answer(200, gzip_bomb(), {"Content-Encoding": "gzip"})
+        else:
+            return False
+        return True
 
-    return Handler
+    def file(self, path: str, mode: object) -> None:
+        state = self.state
+        target = (state.root / path.lstrip("/")).resolve()
+        if not target.is_file() or not target.is_relative_to(state.root.resolve()):
+            return self.answer(404, b"", {})
+        data = target.read_bytes()
+        if mode == "wrong":
+            data = data.replace(b"1", b"2", 1) if b"1" in data else data + b"x"
+        if mode == "slow":
+            time.sleep(state.slow_seconds)
+        coding = self.coding("gzip" if mode == "gzip-cut" else state.encoding)
+        state.codings.append(coding or "identity")
+        headers = {"Content-Encoding": coding} if coding else {}
+        if mode == "drip-headers":
+            pad = "x" * 2000  # 400 s of headers at 0.2 s a byte
+            head = f"HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: {len(data)}\r\n\r\n"
+            return self.drip(head.encode() + data)
+        self.answer(200, compress(data, coding) if coding else data, headers, mode)
+
+    def coding(self, wanted: str | None) -> str | None:
+        accepted = self.headers.get("Accept-Encoding", "")
+        return wanted if wanted and wanted in accepted else None
+
+    def answer(
+        self, status: int, body: bytes, headers: dict[str, str], mode: object = None
+    ) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if mode == "drip":
+            return self.drip(body)
+        try:
+            if mode in ("truncate", "gzip-cut"):
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+            else:
+                self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a bound or a timeout)
+
+    def drip(self, raw: bytes) -> None:
+        self.close_connection = True
+        try:
+            for i in range(len(raw)):
+                self.wfile.write(raw[i : i + 1])
+                self.wfile.flush()
+                time.sleep(self.state.drip_seconds)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up: its deadline
 
 
 class _QuietServer(http.server.ThreadingHTTPServer):
     daemon_threads = True  # a dripping handler must not hold up the test's teardown
+    state: FaultServer
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A client that gave up (a bound, a deadline) resets the connection: expected."""
@@ -210,7 +250,8 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 def serve(root: Path, **settings: object) -> Iterator[FaultServer]:
     """A fault-injecting HTTP server for ``root`` on 127.0.0.1, in a thread."""
     state = FaultServer(root, **settings)  # type: ignore[arg-type]
-    httpd = _QuietServer(("127.0.0.1", 0), _handler(state))
+    httpd = _QuietServer(("127.0.0.1", 0), _Handler)
+    httpd.state = state
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()

@@ -18,11 +18,11 @@ import yaml
 from click.testing import CliRunner
 from conftest import ROOT, serve
 
-from paramdiff.cache import Cache
 from paramdiff.cli import main
-from paramdiff.fetch import TransportChoice, fetch
+from paramdiff.config.sources import load_config
 from paramdiff.project import blueos_includes
-from paramdiff.sources import load_config
+from paramdiff.upstream.cache import Cache
+from paramdiff.upstream.fetch import TransportChoice, fetch
 
 COMMITTED_LOCK = (ROOT / "sources.lock").read_bytes()
 

@@ -1,1 +1,5 @@
-"""Where upstream bytes come from: HTTP, git, a mirror; digests, cache and fetch."""
+"""Pinned fetches.
+
+Transports (https, git, mirror) and the HTTP client under them (bounded in size, time and
+redirects), the verified content-addressed cache, the lock's engine.
+"""
