@@ -140,6 +140,19 @@ def test_429_forever_fails_after_the_retries(project: Path, tmp_path: Path, http
     assert not (project / "sources.lock").exists()
 
 
+def test_retry_after_past_the_deadline_is_not_waited_out(tmp_path: Path, http_mirror) -> None:
+    """A server asking to come back in an hour: urllib3 would sleep up to 6 h; the deadline
+    caps the wait and the download fails saying so."""
+    (http_mirror.root / "hw.params").write_bytes(HW)
+    http_mirror.retry_after = "3600"
+    http_mirror.faults["/hw.params"] = [429]
+    client = HttpClient(HttpSettings(retries=2, deadline=1))
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="did not finish within its 1s deadline"):
+        client.get(f"{http_mirror.url}/hw.params")
+    assert time.monotonic() - started < 30  # not a speed goal: the server asked for 3600 s
+
+
 def test_gzip_stream_cut_short_is_asked_again(project: Path, tmp_path: Path, http_mirror) -> None:
     build_mirror(http_mirror.root, small_upstream())
     http_mirror.faults[HW_PATH] = ["gzip-cut"]
