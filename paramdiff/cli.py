@@ -178,11 +178,13 @@ def table_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _print_comparison(comp: Any, fmt: str, title: str | None, **kw: Any) -> None:
+def _print_comparison(comp: Any, fmt: str, title: str | None, **kw: Any) -> list[str]:
+    """Print the selected rows; returns their names."""
     from .comparison import render, select
 
     names = select(comp, kw["only_differences"], tuple(kw["categories"]), tuple(kw["params"]))
     _echo_lines(render(comp, fmt, names, title))
+    return names
 
 
 def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -228,14 +230,20 @@ def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **
 @table_options
 @handle_errors
 def diff(files: tuple[Path, ...], input_format: str, lenient: bool, **kw: Any) -> None:
-    """N-way compare of local files (params or SDF), like mavparmdiff."""
-    from .comparison import compare
+    """N-way compare of local files (params or SDF), like mavparmdiff.
+
+    Exits 1 when any row shown differs (differs, only in, missing in), 0 when none does.
+    """
+    from .comparison import compare, differs
     from .localfiles import local_sources
 
     if len(files) < 2:
         raise click.UsageError("give at least two files")
     sources = local_sources(files, input_format, lenient)
-    _print_comparison(compare(sources), kw.pop("fmt"), None, **kw)
+    comp = compare(sources)
+    names = _print_comparison(comp, kw.pop("fmt"), None, **kw)
+    if any(differs(comp.rows[n].status) for n in names):
+        sys.exit(1)  # the README's exit code for differences; the table says which
 
 
 @main.group()

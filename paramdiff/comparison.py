@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 SAME = "same"
 DIFFERS = "differs"
 NOT_REPRESENTABLE = "not representable"
+SET = "set"  # the only source has it: nothing to compare with (`show FILE`)
 ONLY_IN = "only in "
 MISSING_IN = "missing in "
 ABSENT = "—"
@@ -126,11 +127,13 @@ class Comparison:
         return out
 
 
-def _status(values: dict[str, float | None], capable: list[str]) -> str:
+def _status(values: dict[str, float | None], capable: list[str], n_sources: int) -> str:
     present = {r: v for r, v in values.items() if v is not None}
     vals = list(present.values())
     if any(not same_value(vals[0], v) for v in vals[1:]):
         return DIFFERS
+    if n_sources == 1 and present:
+        return SET
     if len(present) == len(capable):
         return SAME if len(capable) > 1 else NOT_REPRESENTABLE
     if len(present) == 1:
@@ -161,7 +164,7 @@ def compare(
             if m is not None and (info := m.get(name)) is not None:
                 break
         rows[name] = Row(
-            _status(values, capable),
+            _status(values, capable, len(sources)),
             classifier.classify(name)[0] if classifier else "",
             info.display_name if info else "",
         )
@@ -171,6 +174,11 @@ def compare(
 
 
 # --------------------------------------------------------------------------- rendering
+
+
+def differs(status: str) -> bool:
+    """Whether a row's status is a disagreement between the sources (``diff`` exits 1)."""
+    return status == DIFFERS or status.startswith((ONLY_IN, MISSING_IN))
 
 
 def select(

@@ -191,8 +191,14 @@ def render_layers(layers: Layers, flags: list[Flag]) -> Iterator[str]:
         )
     yield f"frame {layers.frame}: " + " → ".join(s.file.file for s in layers.layers)
     yield ""
+    # Values are already written as ArduPilot stores them (format_value); tabulate's number
+    # parsing would re-format them (1043938 -> 1.04394e+06), so it is off.
     yield from tabulate(
-        rows, headers=["name", "value", "set by", "overrode", "flag"], tablefmt="simple"
+        rows,
+        headers=["name", "value", "set by", "overrode", "flag"],
+        tablefmt="simple",
+        disable_numparse=True,
+        colalign=("left", "right", "left", "left", "left"),
     ).splitlines()
     yield ""
     yield f"{len(flags)} frame default(s) differ from the hardware and are not set by a later file"

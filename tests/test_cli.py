@@ -137,7 +137,7 @@ def test_diff_n_way_and_bad_input(tmp_path: Path) -> None:
         "--param",
         "WP_*",
     )
-    assert out.exit_code == 0
+    assert out.exit_code == 1  # WP_RADIUS differs
     assert [ln.split()[:4] for ln in out.output.splitlines() if ln.startswith("WP_")] == [
         ["WP_RADIUS", "1", "3", "n/r"]
     ]
