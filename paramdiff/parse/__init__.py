@@ -1,0 +1,1 @@
+"""Parsers: bytes in, rows with provenance out. No I/O, no higher layers."""
