@@ -57,6 +57,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     else:
         out.fail(f"{derived.target} differs from what derive writes", regenerate)
         out.diffs.append(result.diff)
+    _check_loaders(ctx.config.root / derived.target, derived.target, regenerate, out)
     report_path = ctx.profile.report_path(pin)
     inputs = gather(ctx, derived)
     if report_path:
@@ -106,6 +107,49 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         if not findings:
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
     return out
+
+
+def _check_loaders(path: Path, label: str, regenerate: str, out: CheckOutcome) -> None:
+    """The committed file read by each real loader (re-implemented in parse.clients) must give
+    the name → value map paramdiff reports for it (float32), every line within 98 bytes."""
+    from .errors import InputError
+    from .formats import parse_params
+    from .parse.clients import LOADERS, disagreements
+    from .render.params import LINE_MAX
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return  # missing or unreadable: the up-to-date check above already failed
+    fix = (
+        f"run: {regenerate} (a hand edit must keep every line NAME VALUE, or a # comment of at "
+        f"most {LINE_MAX} bytes)"
+    )
+    try:
+        reported = parse_params(data, label, "params").params
+    except InputError as exc:
+        out.fail(str(exc), fix)
+        return
+    found: list[tuple[int, str]] = []
+    for n, line in enumerate(data.split(b"\n"), 1):
+        if len(line.rstrip(b"\r")) > LINE_MAX:
+            found.append(
+                (
+                    n,
+                    f"{len(line)} bytes; ArduPilot's defaults reader reads {LINE_MAX} "
+                    "at a time and takes the rest for another line",
+                )
+            )
+    expected = {name: (p.value, p.line) for name, p in reported.items()}
+    for load in LOADERS.values():
+        found += disagreements(expected, load(data))
+    for n, what in sorted(found):
+        out.fail(f"{label}:{n}: {what}", fix)
+    if not found:
+        out.passed.append(
+            f"{label}: the same {len(expected)} values in all {len(LOADERS)} real loaders "
+            "(ArduPilot, MAVProxy, Methodic Configurator, Mission Planner old/new, QGC)"
+        )
 
 
 def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes]]:

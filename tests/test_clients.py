@@ -103,6 +103,8 @@ def test_ardupilot_parse_param_line_rules() -> None:
         "J_LAST": 2.0,
     }
     assert got.values["J_LAST"].line == 14
+    # ... yet get_default_value answers the first: a value set twice is a conflict.
+    assert [n for n, _ in got.conflicts] == [14]
     assert {n for n, _ in got.skipped} == {9, 10, 11, 12, 15}
 
 
@@ -206,8 +208,16 @@ def test_disagreements_name_the_line_and_the_loader() -> None:
     data = b"SERVO1_TRIM 1500\n" + long_comment(b"SERVO3_TRIM 1510") + b"\n"
     found = disagreements({"SERVO1_TRIM": (1500.0, 1)}, ardupilot_defaults(data))
     assert found == [
-        "line 2 (from byte 99): ArduPilot defaults reader (sim_vehicle.py --add-param-file) "
-        "loads SERVO3_TRIM = 1510, which paramdiff does not report"
+        (
+            2,
+            "ArduPilot defaults reader (sim_vehicle.py --add-param-file) loads SERVO3_TRIM = "
+            "1510 (the part from byte 99), which paramdiff does not report",
+        )
     ]
     found = disagreements({"A": (1.0, 1)}, qgroundcontrol(b"A 1 # c\n"))
-    assert found == ["line 1: QGroundControl refuses the file: No valid parameters found in file"]
+    assert found == [(1, "QGroundControl refuses the file: No valid parameters found in file")]
+    found = disagreements({"A": (1.0, 1), "B": (2.0, 2)}, mission_planner(b"A 1.5\n"))
+    assert found == [
+        (1, "Mission Planner loads A = 1.5, paramdiff reports 1 (line 1)"),
+        (2, "Mission Planner does not load B = 2"),
+    ]

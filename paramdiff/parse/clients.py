@@ -37,6 +37,7 @@ class Loaded:
     values: dict[str, LoadedValue] = field(default_factory=dict)
     skipped: list[tuple[int, str]] = field(default_factory=list)
     refused: tuple[int, str] | None = None  # the program rejects the whole file
+    conflicts: list[tuple[int, str]] = field(default_factory=list)  # value depends on timing
 
     def set(self, value: LoadedValue) -> None:
         self.values[value.name] = value  # a later line wins; first position is kept
@@ -172,7 +173,10 @@ def ardupilot_defaults(data: bytes, *, size: int = 98, drop: int = 0) -> Loaded:
     so is FORMAT_VERSION under SITL; the value is ``strtof`` of the second token (0 when it
     is not a number); a third token only matters as ``@READONLY``. ``AP_Param::find`` matches
     names with ``strcasecmp``, so case does not matter, and skips unknown names silently;
-    ``set_float`` ignores NaN and infinity. Every line calls ``set_float``: the last wins.
+    ``set_float`` ignores NaN and infinity. Every line calls ``set_float``: the last wins —
+    but each line also becomes a ``param_overrides`` entry and ``get_default_value`` returns
+    the *first* one, which is what ``AP_Param::load`` and ``setup_object_defaults`` use for
+    objects set up later; so a name set twice with different values is a conflict.
     """
     out = Loaded("ArduPilot defaults reader (sim_vehicle.py --add-param-file)")
     for line, byte, chunk in ap_fgets(data, size, drop):
@@ -192,6 +196,16 @@ def ardupilot_defaults(data: bytes, *, size: int = 98, drop: int = 0) -> Loaded:
         if not math.isfinite(value):
             out.skipped.append((line, f"{name}: set_float ignores {tokens[1]!r}"))
             continue
+        earlier = out.values.get(name)
+        if earlier is not None and float32(earlier.value) != value:
+            out.conflicts.append(
+                (
+                    line,
+                    f"{name} is set again ({earlier.value:g} at line {earlier.line}, "
+                    f"{value:g} here); ArduPilot uses the last or the first depending on when "
+                    "the parameter's object is set up",
+                )
+            )
         out.set(LoadedValue(name, value, line, byte))
     return out
 
@@ -372,27 +386,33 @@ LOADERS: dict[str, Callable[[bytes], Loaded]] = {
 }
 
 
-def disagreements(expected: dict[str, tuple[float, int]], loaded: Loaded) -> list[str]:
-    """Where ``loaded`` differs from ``expected`` (name → (value, line) as paramdiff reports
-    it), as float32; one sentence each, naming the line."""
+def disagreements(expected: dict[str, tuple[float, int]], loaded: Loaded) -> list[tuple[int, str]]:
+    """(line, sentence) for each way ``loaded`` differs from ``expected`` (name → (value,
+    line) as paramdiff reports it), values compared as float32."""
     if loaded.refused is not None:
         line, why = loaded.refused
-        return [f"line {line}: {loaded.loader} refuses the file: {why}"]
-    out = []
+        return [(line, f"{loaded.loader} refuses the file: {why}")]
+    out = [(line, f"{loaded.loader}: {what}") for line, what in loaded.conflicts]
     for name, got in loaded.values.items():
-        where = f"line {got.line}" + (f" (from byte {got.byte})" if got.byte > 1 else "")
+        at = f" (the part from byte {got.byte})" if got.byte > 1 else ""
         want = expected.get(name)
         if want is None:
             out.append(
-                f"{where}: {loaded.loader} loads {name} = {got.value:g}, "
-                "which paramdiff does not report"
+                (
+                    got.line,
+                    f"{loaded.loader} loads {name} = {got.value:g}{at}, which paramdiff "
+                    "does not report",
+                )
             )
         elif float32(want[0]) != float32(got.value):
             out.append(
-                f"{where}: {loaded.loader} loads {name} = {got.value:g}, "
-                f"paramdiff reports {want[0]:g} (line {want[1]})"
+                (
+                    got.line,
+                    f"{loaded.loader} loads {name} = {got.value:g}{at}, paramdiff "
+                    f"reports {want[0]:g} (line {want[1]})",
+                )
             )
     for name, (value, line) in expected.items():
         if name not in loaded.values:
-            out.append(f"line {line}: {loaded.loader} does not load {name} = {value:g}")
-    return out
+            out.append((line, f"{loaded.loader} does not load {name} = {value:g}"))
+    return sorted(out)

@@ -1,0 +1,1 @@
+"""Renderers: lines of text from stage results; the sink is chosen by the caller."""
