@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .errors import ConfigError
@@ -64,8 +64,17 @@ class Derived:
 
         Rendered and parsed once; validate, layers and the report all use this one.
         """
-        text = join_lines(render(self)).encode()
-        return Source(role=self.target, file=parse_params(text, self.target, "params"))
+        from .render.params import read_provenance
+
+        lines = list(render(self))
+        parsed = parse_params(join_lines(lines).encode(), self.target, "params")
+        # Each row also says where its value came from (the file's provenance comments).
+        where = read_provenance(lines)
+        parsed.params = {
+            n: replace(p, note=f"from {where[n]}") if n in where else p
+            for n, p in parsed.params.items()
+        }
+        return Source(role=self.target, file=parsed)
 
 
 def build(ctx: PinContext) -> Derived:
@@ -147,6 +156,6 @@ def render(d: Derived, fmt: str = "params") -> Iterator[str]:
     from .render.params import render_derived, verify_loaders
 
     lines = render_derived(d, fmt)
-    if fmt == "params":
-        verify_loaders(lines, d)
+    if fmt != "qgc":  # QGC's own format is for QGC only (and carries types)
+        verify_loaders(lines, d, "," if fmt == "mp" else " ")
     yield from lines

@@ -184,7 +184,8 @@ def render_layers(layers: Layers, flags: list[Flag]) -> Iterator[str]:
             [
                 e.name,
                 format_value(e.param.value),
-                f"{e.param.file.rsplit('/', 1)[-1]}:{e.param.line}",
+                f"{e.param.file.rsplit('/', 1)[-1]}:{e.param.line}"
+                + (f" ({e.param.note})" if e.param.note else ""),
                 over,
                 "UNCHOSEN" if e.name in flagged else "",
             ]

@@ -8,17 +8,19 @@ loaders; ``check`` reads the committed file the same way, so a hand edit is caug
 
 from __future__ import annotations
 
+import contextlib
+import io
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import location_args
+from conftest import ROOT, location_args
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paramdiff.cli import main
 from paramdiff.derive import Derived, Line, render
-from paramdiff.formats import parse_params
+from paramdiff.formats import float32, parse_params
 from paramdiff.overlays import Delta, Overlay
 from paramdiff.parse.clients import LOADERS, ardupilot_defaults, disagreements
 from paramdiff.render.params import LINE_MAX, comment_lines, read_provenance
@@ -140,3 +142,26 @@ def test_check_fails_on_a_hand_edited_comment_whose_tail_is_a_parameter(
     assert f"derived/boat_sitl.params:{len(lines)}: 114 bytes; ArduPilot's defaults reader" in (
         out.output
     )
+
+
+@pytest.mark.parametrize("name", ["blueboat_sitl.params", "bluerov2_heavy_sitl.params"])
+def test_the_committed_derived_files_mean_the_same_to_all_six_and_to_real_pymavlink(
+    name: str, tmp_path: Path
+) -> None:
+    from pymavlink import mavparm
+
+    path = ROOT / "derived" / name
+    data = path.read_bytes()
+    assert max(len(line) for line in data.split(b"\n")) <= LINE_MAX
+    reported = parse_params(data, name, "params").params
+    expected = {n: (p.value, p.line) for n, p in reported.items()}
+    for loader, load in LOADERS.items():
+        assert disagreements(expected, load(data)) == [], loader
+    real = mavparm.MAVParmDict()
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert real.load(str(path))
+    assert {k: float32(v) for k, v in real.items()} == {
+        n: float32(p.value) for n, p in reported.items()
+    }
+    # Every value is traced to its source line by the comments above it.
+    assert set(read_provenance(data.decode().splitlines())) == set(reported)

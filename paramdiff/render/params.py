@@ -252,7 +252,7 @@ def _require_short(lines: Sequence[str], target: str) -> None:
             )
 
 
-def verify_loaders(lines: Sequence[str], d: Derived) -> None:
+def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
     """Refuse a file that any real loader would read differently from ``d.lines``.
 
     Wrapping makes this impossible by construction; this proves it for every file written,
@@ -263,7 +263,9 @@ def verify_loaders(lines: Sequence[str], d: Derived) -> None:
 
     data = join_lines(lines).encode()
     at = {line: n for n, line in enumerate(lines, 1)}
-    expected = {ln.name: (ln.value, at[f"{ln.name} {format_value(ln.value)}"]) for ln in d.lines}
+    expected = {
+        ln.name: (ln.value, at.get(f"{ln.name}{sep}{format_value(ln.value)}", 0)) for ln in d.lines
+    }
     for load in LOADERS.values():
         found = disagreements(expected, load(data))
         if found:
