@@ -165,3 +165,23 @@ def test_the_committed_derived_files_mean_the_same_to_all_six_and_to_real_pymavl
     }
     # Every value is traced to its source line by the comments above it.
     assert set(read_provenance(data.decode().splitlines())) == set(reported)
+
+
+def test_derive_and_check_with_the_crafted_reason_in_the_overlay(
+    fetched: tuple[Path, list[str]],
+) -> None:
+    root, loc = fetched
+    overlay = root / "overlays/boat.yaml"
+    prefix = "# DELTA overlay:12: shipped 1510 (hw.params:12) — "
+    text = overlay.read_text()
+    reason = "reason: one unit's neutral; the model is neutral at 1500"
+    assert reason in text
+    overlay.write_text(text.replace(reason, f"reason: {at_byte_99(prefix)}"))
+    assert invoke("derive", *loc).exit_code == 0
+    assert invoke("report", *loc).exit_code == 0
+    out = invoke("check", *loc)
+    assert out.exit_code == 0, out.output
+    data = (root / "derived/boat_sitl.params").read_bytes()
+    assert max(len(line) for line in data.split(b"\n")) <= LINE_MAX
+    assert ardupilot_defaults(data).values["SERVO1_TRIM"].value == 1500.0
+    assert b"\n#   SERVO1_TRIM 1510\nSERVO1_TRIM 1500\n" in data
