@@ -8,9 +8,10 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 
 from paramdiff.cli import main
-from paramdiff.formats import parse_params
-from paramdiff.layers import render_layers, stack
-from paramdiff.table import Source
+from paramdiff.model.source import Source
+from paramdiff.parse.params import parse_params
+from paramdiff.render.layers import render_layers
+from paramdiff.stages.layers import stack
 
 
 def invoke(*args: str) -> object:

@@ -19,13 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paramdiff.cli import main
-from paramdiff.derive import Derived, Line, render
-from paramdiff.formats import float32, parse_params
-from paramdiff.overlays import Delta, Overlay
+from paramdiff.config.overlay import Delta, Overlay
+from paramdiff.model.source import Source
+from paramdiff.model.values import float32
 from paramdiff.parse.clients import LOADERS, ardupilot_defaults, disagreements
-from paramdiff.render.params import LINE_MAX, comment_lines, read_provenance
-from paramdiff.sinks import join_lines
-from paramdiff.table import Source
+from paramdiff.parse.params import parse_params
+from paramdiff.render.params import LINE_MAX, comment_lines, read_provenance, render
+from paramdiff.render.sinks import join_lines
+from paramdiff.stages.derive import Derived, Line
 
 AP = "ArduPilot defaults reader (sim_vehicle.py --add-param-file)"
 

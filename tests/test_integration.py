@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, ROOT, location_args
+from conftest import FIXTURES, ROOT, location_args, shared_mirror
 
 from paramdiff.cli import main
 from paramdiff.render.params import read_provenance
@@ -16,11 +16,11 @@ COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 
 @pytest.fixture(scope="module")
-def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def checkout(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> tuple[Path, list[str]]:
     """A fresh copy of the committed project, fetched from the mirror with an empty cache."""
-    mirror = ROOT.parent / "shared" / "upstream"
-    if not (mirror / "MANIFEST.json").exists():
-        pytest.skip(f"no upstream mirror at {mirror} (integration tests need ../shared)")
+    mirror = shared_mirror(request.config)
     base = tmp_path_factory.mktemp("checkout")
     for name in COMMITTED:
         src = ROOT / name

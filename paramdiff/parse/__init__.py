@@ -1,1 +1,4 @@
-"""Parsers: bytes in, rows with provenance out. No I/O, no higher layers."""
+"""Bytes to rows.
+
+Parameter text formats (params, Mission Planner, QGC, BlueOS), SDF models, local files.
+"""

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..formats import NAME_MAX, NAME_RE, float32
+from ..model.values import NAME_MAX, NAME_RE, float32
 
 
 @dataclass(frozen=True)

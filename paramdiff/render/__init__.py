@@ -1,1 +1,4 @@
-"""Renderers: lines of text from stage results; the sink is chosen by the caller."""
+"""What the stages found, as lines.
+
+Tables, the derived parameter file, the report, and the sinks that write or check them.
+"""

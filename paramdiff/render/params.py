@@ -22,17 +22,17 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from ..formats import Param, format_value, qgc_type
-
-if TYPE_CHECKING:
-    from ..derive import Derived, Line
-    from ..table import Source
+from ..model.params import Param
+from ..model.source import Source
+from ..model.values import format_value
+from ..parse.clients import LOADERS, disagreements
+from ..parse.params import qgc_type
+from ..stages.derive import DERIVE_FORMATS, Derived, Line
+from .sinks import join_lines
 
 LINE_MAX = 98  # bytes of UTF-8 per line, newline not counted: AP_Filesystem::fgets' limit
-DERIVE_FORMATS = ("params", "mp", "qgc")
 # Every character some reader or editor ends a line at (str.splitlines' set): a reason that
 # contains one is split there, so the text after it stays a comment.
 _BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -223,6 +223,18 @@ def _header_lines(d: Derived, fmt: str) -> Iterator[str]:
         yield from comment_lines(text)
 
 
+def render(d: Derived, fmt: str = "params") -> Iterator[str]:
+    """The derived file's lines in ``fmt``: params (sim_vehicle/MAVProxy), mp or qgc.
+
+    A params or mp file is read back by every real loader before a line of it is used, so
+    no reason text can make one of them see another value.
+    """
+    lines = render_derived(d, fmt)
+    if fmt != "qgc":  # QGC's own format is for QGC only (and carries types)
+        verify_loaders(lines, d, "," if fmt == "mp" else " ")
+    yield from lines
+
+
 def render_derived(d: Derived, fmt: str = "params") -> list[str]:
     """The derived file's lines in ``fmt``: params (sim_vehicle/MAVProxy), mp or qgc."""
     if fmt not in DERIVE_FORMATS:
@@ -258,9 +270,6 @@ def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
     Wrapping makes this impossible by construction; this proves it for every file written,
     and names the overlay's fix when a loader leaves a carried name out on purpose.
     """
-    from ..parse.clients import LOADERS, disagreements
-    from ..sinks import join_lines
-
     data = join_lines(lines).encode()
     at = {line: n for n, line in enumerate(lines, 1)}
     expected = {

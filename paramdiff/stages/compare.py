@@ -3,26 +3,53 @@
 from __future__ import annotations
 
 import fnmatch
-import json
-from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from .formats import Diagnostic, Fact, Param, format_value, same_value
-from .metadata import Metadata
-from .table import Classifier, Source
+from ..model.metadata import Metadata
+from ..model.params import Diagnostic, Fact, Param
+from ..model.source import Source
+from ..model.values import format_value, same_value
+from .classify import Classifier
 
 if TYPE_CHECKING:
     import pandas as pd
 
-SAME = "same"
-DIFFERS = "differs"
-NOT_REPRESENTABLE = "not representable"
-SET = "set"  # the only source has it: nothing to compare with (`show FILE`)
-ONLY_IN = "only in "
-MISSING_IN = "missing in "
+
+class Verdict(Enum):
+    SAME = "same"
+    DIFFERS = "differs"
+    NOT_REPRESENTABLE = "not representable"  # one source, and it cannot express the name
+    ONLY_IN = "only in"  # one source sets it; the others could but do not
+    MISSING_IN = "missing in"  # several set it; the roles named could but do not
+    SET = "set"  # the only source in the table sets it: nothing to compare with (`show FILE`)
+
+
+@dataclass(frozen=True)
+class Status:
+    """A row's verdict and the roles it names; its text is what tables and CSV show."""
+
+    verdict: Verdict
+    roles: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
+
+    @property
+    def disagrees(self) -> bool:
+        """The sources disagree on this row (``diff`` exits 1)."""
+        return self.verdict in (Verdict.DIFFERS, Verdict.ONLY_IN, Verdict.MISSING_IN)
+
+    def __lt__(self, other: Status) -> bool:  # tables sort statuses as their text reads
+        return str(self) < str(other)
+
+
+SAME = Status(Verdict.SAME)
+DIFFERS = Status(Verdict.DIFFERS)
+NOT_REPRESENTABLE = Status(Verdict.NOT_REPRESENTABLE)
+SET = Status(Verdict.SET)
 ABSENT = "—"
 NR = "n/r"
 FORMATS = ("text", "markdown", "csv", "json")
@@ -31,7 +58,7 @@ FORMATS = ("text", "markdown", "csv", "json")
 class Row(NamedTuple):
     """What the table says about one name, beside the sources' values."""
 
-    status: str
+    status: Status
     category: str
     display_name: str
 
@@ -63,7 +90,7 @@ class Comparison:
             {
                 "name": names,
                 **columns,
-                "status": [r.status for r in self.rows.values()],
+                "status": [str(r.status) for r in self.rows.values()],
                 "category": [r.category for r in self.rows.values()],
                 "display_name": [r.display_name for r in self.rows.values()],
             }
@@ -127,7 +154,7 @@ class Comparison:
         return out
 
 
-def _status(values: dict[str, float | None], capable: list[str], n_sources: int) -> str:
+def _status(values: dict[str, float | None], capable: list[str], n_sources: int) -> Status:
     present = {r: v for r, v in values.items() if v is not None}
     vals = list(present.values())
     if any(not same_value(vals[0], v) for v in vals[1:]):
@@ -137,8 +164,8 @@ def _status(values: dict[str, float | None], capable: list[str], n_sources: int)
     if len(present) == len(capable):
         return SAME if len(capable) > 1 else NOT_REPRESENTABLE
     if len(present) == 1:
-        return ONLY_IN + next(iter(present))
-    return MISSING_IN + ", ".join(r for r in capable if r not in present)
+        return Status(Verdict.ONLY_IN, (next(iter(present)),))
+    return Status(Verdict.MISSING_IN, tuple(r for r in capable if r not in present))
 
 
 def compare(
@@ -176,11 +203,6 @@ def compare(
 # --------------------------------------------------------------------------- rendering
 
 
-def differs(status: str) -> bool:
-    """Whether a row's status is a disagreement between the sources (``diff`` exits 1)."""
-    return status == DIFFERS or status.startswith((ONLY_IN, MISSING_IN))
-
-
 def select(
     comp: Comparison,
     only_differences: bool = False,
@@ -197,150 +219,3 @@ def select(
             continue
         names.append(name)
     return names
-
-
-def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
-    return [[name, *(comp.cell(r, name) for r in comp.roles), *comp.rows[name]] for name in names]
-
-
-def render(
-    comp: Comparison,
-    fmt: str = "text",
-    names: list[str] | None = None,
-    title: str | None = None,
-    preamble: bool = True,
-) -> Iterator[str]:
-    """Lines of the comparison in ``fmt`` (text, markdown, csv, json).
-
-    ``preamble=False`` leaves out the title, version lines and counts (the report has its own).
-    """
-    names = list(comp.rows) if names is None else names
-    if fmt == "json":
-        yield from _render_json(comp, names)
-        return
-    if fmt == "csv":
-        yield from _render_csv(comp, names)
-        return
-    from .texttable import table
-
-    headers = ["name", *comp.roles, "status", "category", "display_name"]
-    md = fmt == "markdown"
-    if preamble:
-        yield from _preamble(comp, names, title, md)
-    yield from table(headers, _rows(comp, names), md)
-    if comp.facts:
-        yield ""
-        yield "### Not representable as parameters" if md else "Not representable as parameters:"
-        yield ""
-        facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
-        yield from table(["source", "subject", "key", "value", "where"], facts, md)
-    overridden = [
-        [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
-        for r in comp.roles
-        for name in names
-        if (p := comp.params[r].get(name)) is not None and p.overrides
-    ]
-    if overridden:
-        yield ""
-        title = "Set again by a later included file (the later setting wins)"
-        yield f"### {title}" if md else f"{title}:"
-        yield ""
-        yield from table(["source", "name", "wins", "replaced"], overridden, md)
-    if comp.warnings:
-        yield ""
-        yield "### Warnings" if md else "Warnings:"
-        yield ""
-        for role, w in comp.warnings:
-            yield f"- {role}: {w}" if md else f"  {role}: {w}"
-
-
-def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -> Iterator[str]:
-    if title:
-        yield f"## {title}" if md else title
-        yield ""
-    for line in comp.version_lines():
-        yield f"- {line}" if md else line
-    yield ""
-    counts = Counter(comp.rows[n].status for n in names)
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    yield f"{len(names)} parameters shown: {summary or 'none'}"
-    yield ""
-
-
-def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["name", *comp.roles, "status", "category", "display_name"])
-    for name in names:
-        row = [name]
-        for r in comp.roles:
-            p = comp.params[r].get(name)
-            row.append(format_value(p.value) if p else "")
-        row += list(comp.rows[name])
-        writer.writerow(row)
-    yield from buf.getvalue().splitlines()
-
-
-def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
-    out: dict[str, Any] = {
-        "sources": [
-            {
-                "role": s.role,
-                "file": s.file.file,
-                "format": s.file.format,
-                "repo": s.repo,
-                "commit": s.commit,
-                "sha256": s.sha256,
-                "version": s.version,
-                "metadata": s.metadata.file if s.metadata else None,
-            }
-            for s in comp.sources
-        ],
-        "versions": comp.version_lines(),
-        "parameters": [],
-        "facts": [
-            {
-                "source": r,
-                "subject": f.subject,
-                "key": f.key,
-                "value": f.value,
-                "file": f.file,
-                "line": f.line,
-            }
-            for r, f in comp.facts
-        ],
-        "warnings": [
-            {"source": r, "file": w.file, "line": w.line, "message": w.message}
-            for r, w in comp.warnings
-        ],
-    }
-    for name in names:
-        values: dict[str, Any] = {}
-        for r in comp.roles:
-            p = comp.params[r].get(name)
-            if p is None:
-                values[r] = None if comp.source(r).file.can_represent(name) else NR
-                continue
-            values[r] = {
-                "value": p.value,
-                "text": p.text,
-                "label": comp.cell(r, name),
-                "file": p.file,
-                "line": p.line,
-                **({"note": p.note} if p.note else {}),
-                **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
-                **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
-            }
-        out["parameters"].append(
-            {
-                "name": name,
-                "values": values,
-                "status": comp.rows[name].status,
-                "category": comp.rows[name].category,
-                "display_name": comp.rows[name].display_name,
-            }
-        )
-    yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
