@@ -19,7 +19,6 @@ from .parse.params import parse_params
 from .parse.sdf import read_channels
 from .project import Options, PinContext
 from .render.params import LINE_MAX
-from .render.params import render as render_params
 from .render.report import render_report
 from .render.sinks import check_file
 from .stages.channels import channel_findings
@@ -107,7 +106,7 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
 
 def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
     root = ctx.config.root
-    result = check_file(root / derived.target, render_params(derived), derived.target)
+    result = check_file(root / derived.target, ctx.derived_lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
     else:

@@ -284,13 +284,19 @@ class PinContext:
         )
 
     @cached_property
+    def derived_lines(self) -> list[str]:
+        """The derived file's lines (params format), rendered and read back by the loaders
+        once; ``check`` and ``derived_source`` share them."""
+        return list(render_params(self.derived))
+
+    @cached_property
     def derived_source(self) -> Source:
         """The derived file read back as ArduPilot reads it, with its own line numbers.
 
         Rendered and parsed once; validate, layers and the report all use this one.
         """
         d = self.derived
-        lines = list(render_params(d))
+        lines = self.derived_lines
         parsed = parse_params(join_lines(lines).encode(), d.target, "params")
         # Each row also says where its value came from (the file's provenance comments).
         where = read_provenance(lines)

@@ -62,8 +62,13 @@ _STRTOF = re.compile(
 )
 
 
+_PLAIN = re.compile(rb"[+-]?[0-9]+(?:\.[0-9]*)?")
+
+
 def strtof(token: bytes) -> float:
     """C ``strtof(token, NULL)`` rounded to float32 (what ArduPilot's defaults reader gets)."""
+    if _PLAIN.fullmatch(token):  # the common case, e.g. 1500 or -0.25
+        return float32(float(token))
     m = _STRTOF.match(token)
     if m is None:
         return 0.0
@@ -129,6 +134,9 @@ def _python_lines(data: bytes) -> Iterator[tuple[int, str]]:
         raise _Refused(data[: exc.start].count(b"\n") + 1, f"not UTF-8: {exc.reason}") from None
 
 
+_EOL = re.compile(rb"[\r\n]")
+
+
 def ap_fgets(data: bytes, size: int = 98, drop: int = 0) -> Iterator[tuple[int, int, bytes]]:
     """(line, byte, chunk): what ArduPilot's ``AP_Filesystem::fgets`` hands back, call by call.
 
@@ -141,17 +149,18 @@ def ap_fgets(data: bytes, size: int = 98, drop: int = 0) -> Iterator[tuple[int, 
     """
     pos, line, line_start = 0, 1, 0
     while pos < len(data):
-        window = data[pos : pos + size]
-        cut = min((i for i in (window.find(b"\r"), window.find(b"\n")) if i >= 0), default=-1)
-        if cut >= 0:
-            yield line, pos - line_start + 1, window[:cut]
-            pos += cut + 1
-            if data[pos - 1 : pos] == b"\n" or data[pos : pos + 1] != b"\n":
+        end = min(pos + size, len(data))
+        eol = _EOL.search(data, pos, end)
+        if eol is not None:
+            cut = eol.start()
+            yield line, pos - line_start + 1, data[pos:cut]
+            pos = cut + 1
+            if data[cut : cut + 1] == b"\n" or data[pos : pos + 1] != b"\n":
                 line, line_start = line + 1, pos
             continue
-        yield line, pos - line_start + 1, window
-        dropped = data[pos + len(window) : pos + len(window) + drop]
-        pos += len(window) + len(dropped)
+        yield line, pos - line_start + 1, data[pos:end]
+        dropped = data[end : end + drop]
+        pos = end + len(dropped)
         if b"\n" in dropped or b"\r" in dropped:
             line, line_start = line + 1, pos
 
