@@ -24,6 +24,7 @@ class Verdict(Enum):
     NOT_REPRESENTABLE = "not representable"  # one source, and it cannot express the name
     ONLY_IN = "only in"  # one source sets it; the others could but do not
     MISSING_IN = "missing in"  # several set it; the roles named could but do not
+    SET = "set"  # the only source in the table sets it: nothing to compare with (`show FILE`)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,11 @@ class Status:
     def __str__(self) -> str:
         return " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
 
+    @property
+    def disagrees(self) -> bool:
+        """The sources disagree on this row (``diff`` exits 1)."""
+        return self.verdict in (Verdict.DIFFERS, Verdict.ONLY_IN, Verdict.MISSING_IN)
+
     def __lt__(self, other: Status) -> bool:  # tables sort statuses as their text reads
         return str(self) < str(other)
 
@@ -43,6 +49,7 @@ class Status:
 SAME = Status(Verdict.SAME)
 DIFFERS = Status(Verdict.DIFFERS)
 NOT_REPRESENTABLE = Status(Verdict.NOT_REPRESENTABLE)
+SET = Status(Verdict.SET)
 ABSENT = "—"
 NR = "n/r"
 FORMATS = ("text", "markdown", "csv", "json")
@@ -147,11 +154,13 @@ class Comparison:
         return out
 
 
-def _status(values: dict[str, float | None], capable: list[str]) -> Status:
+def _status(values: dict[str, float | None], capable: list[str], n_sources: int) -> Status:
     present = {r: v for r, v in values.items() if v is not None}
     vals = list(present.values())
     if any(not same_value(vals[0], v) for v in vals[1:]):
         return DIFFERS
+    if n_sources == 1 and present:
+        return SET
     if len(present) == len(capable):
         return SAME if len(capable) > 1 else NOT_REPRESENTABLE
     if len(present) == 1:
@@ -182,7 +191,7 @@ def compare(
             if m is not None and (info := m.get(name)) is not None:
                 break
         rows[name] = Row(
-            _status(values, capable),
+            _status(values, capable, len(sources)),
             classifier.classify(name)[0] if classifier else "",
             info.display_name if info else "",
         )
