@@ -13,6 +13,7 @@ from .formats import format_value, same_value
 from .layers import SitlRun, layer_md, sitl_run
 from .project import THREE_WAY, PinContext
 from .sdf import Channel, read_channels
+from .texttable import markdown_table
 
 STATUS_KEY = [
     ("same", "every source that can express the parameter has the same value (float32)"),
@@ -114,19 +115,6 @@ def _span_note(comp: Comparison, output: str) -> str:
     )
 
 
-def _md_table(headers: list[str], rows: list[list[str]], empty: str = "") -> Iterator[str]:
-    def esc(text: str) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
-
-    if not rows and empty:
-        yield empty
-        return
-    yield "| " + " | ".join(headers) + " |"
-    yield "|" + "|".join("---" for _ in headers) + "|"
-    for row in rows:
-        yield "| " + " | ".join(esc(c) for c in row) + " |"
-
-
 def render_report(inp: ReportInputs) -> Iterator[str]:
     ctx, comp, d = inp.ctx, inp.comparison, inp.derived
     roles = comp.roles
@@ -166,7 +154,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     rows.append(
         ["overlay", f"`{d.overlay.file}`", "(this repository)", "—", f"`{d.overlay.sha256[:12]}`"]
     )
-    yield from _md_table(["role", "source", "path", "version", "sha256"], rows)
+    yield from markdown_table(["role", "source", "path", "version", "sha256"], rows)
     yield ""
     yield "## Versions"
     yield ""
@@ -175,14 +163,14 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     yield ""
     yield "## Status key"
     yield ""
-    yield from _md_table(["status", "meaning"], [[f"**{s}**", m] for s, m in STATUS_KEY])
+    yield from markdown_table(["status", "meaning"], [[f"**{s}**", m] for s, m in STATUS_KEY])
     yield ""
     yield "## Summary"
     yield ""
     counts = Counter((r.category, r.status) for r in comp.rows.values())
     cats = sorted({c for c, _ in counts})
     statuses = sorted({s for _, s in counts})
-    yield from _md_table(
+    yield from markdown_table(
         ["category", *statuses, "total"],
         [
             [
@@ -223,7 +211,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
                 consequence(comp, name),
             ]
         )
-    yield from _md_table(
+    yield from markdown_table(
         ["param", "display name", *roles, "derived", "consequence"],
         rows,
         empty="None: no vehicle parameter is set to different values.",
@@ -266,7 +254,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
                 else "—",
             ]
         )
-    yield from _md_table(
+    yield from markdown_table(
         [
             "channel",
             "output",
@@ -313,7 +301,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
                 delta.ref or "",
             ]
         )
-    yield from _md_table(
+    yield from markdown_table(
         ["param", "shipped", "derived", "reason", "ref"],
         rows,
         empty="None: every value in the derived file is the shipped one.",
@@ -328,7 +316,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
             f" … (+{len(names) - 8})" if len(names) > 8 else ""
         )
         rows.append([rule.label, str(len(params)), rule.reason, shown])
-    yield from _md_table(
+    yield from markdown_table(
         ["rule", "count", "reason", "parameters"], rows, empty="Nothing: every shipped parameter."
     )
     yield ""
