@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .formats import Diagnostic, Fact, Param, format_value, same_value
 from .metadata import Metadata
+from .stages.renames import Pairing, Rename, pair_renames
 from .table import Classifier, Source
 
 if TYPE_CHECKING:
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 SAME = "same"
 DIFFERS = "differs"
+RENAMED = "renamed"  # ArduPilot renamed it between the sources' firmware; values agree
+RENAMED_DIFFERS = "renamed, differs"
 NOT_REPRESENTABLE = "not representable"
 ONLY_IN = "only in "
 MISSING_IN = "missing in "
@@ -43,17 +46,19 @@ class Comparison:
     metadata: Metadata | None
     facts: list[tuple[str, Fact]] = field(default_factory=list)
     warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
+    renames: dict[str, Pairing] = field(default_factory=dict)  # row name (the new one) -> pair
 
     @cached_property
     def frame(self) -> pd.DataFrame:
         """The table as a DataFrame (index: name; one float column per role, then status,
-        category, display_name). Built on first use: the CLI never needs pandas."""
+        category, display_name). Built on first use: the CLI never needs pandas. A renamed
+        parameter's row is its new name, with old values converted to the new one's units."""
         import pandas as pd
 
         names = list(self.rows)
         columns = {
             role: pd.array(
-                [p.value if (p := self.params[role].get(n)) else None for n in names],
+                [self.value(role, n) for n in names],
                 dtype="Float64",
             )
             for role in self.roles
@@ -79,14 +84,48 @@ class Comparison:
     def source(self, role: str) -> Source:
         return self._by_role[role]
 
+    def param(self, role: str, name: str) -> Param | None:
+        """The row's parameter as ``role`` states it (under its old name for a renamed row)."""
+        pairing = self.renames.get(name)
+        return self.params[role].get(pairing.name_in(role) if pairing else name)
+
+    def _meta(self, role: str) -> Metadata | None:
+        return self._by_role[role].metadata or self.metadata
+
+    def value(self, role: str, name: str) -> float | None:
+        """The row's value for ``role``, in the units of the row's (newest) name."""
+        param = self.param(role, name)
+        if param is None:
+            return None
+        pairing = self.renames.get(name)
+        if pairing is None or param.name == name:
+            return param.value
+        meta = self._meta(role)
+        return pairing.rename.conversion.apply(param.value, meta.get(param.name) if meta else None)
+
+    def shown_name(self, name: str) -> str:
+        """``SR0_EXTRA1 → MAV1_EXTRA1`` for a renamed row, else the name."""
+        pairing = self.renames.get(name)
+        return f"{pairing.rename.old} → {name}" if pairing else name
+
     def cell(self, role: str, name: str) -> str:
-        """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``."""
-        param = self.params[role].get(name)
+        """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``;
+        an old value that converts reads ``20000 cm → 200 m``."""
+        param = self.param(role, name)
         src = self._by_role[role]
         if param is None:
             return ABSENT if src.file.can_represent(name) else NR
-        meta = src.metadata or self.metadata
-        return meta.label(name, param.value) if meta else format_value(param.value)
+        meta = self._meta(role)
+        text = meta.label(param.name, param.value) if meta else format_value(param.value)
+        pairing = self.renames.get(name)
+        if pairing is None or param.name == name or pairing.rename.conversion.identity:
+            return text
+        converted = pairing.rename.conversion.apply(
+            param.value, meta.get(param.name) if meta else None
+        )
+        new_meta = self._meta(pairing.new_roles[0])
+        label = new_meta.label(name, converted) if new_meta else format_value(converted)
+        return f"{text} → {label}"
 
     def version_lines(self) -> list[str]:
         out = []
@@ -138,36 +177,52 @@ def _status(values: dict[str, float | None], capable: list[str]) -> str:
     return MISSING_IN + ", ".join(r for r in capable if r not in present)
 
 
+def _renamed_status(status: str) -> str:
+    if status == SAME:
+        return RENAMED
+    return RENAMED_DIFFERS if status == DIFFERS else f"{RENAMED}, {status}"
+
+
+def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
+    values = {}
+    capable = []
+    for s in comp.sources:
+        if s.file.can_represent(name):
+            capable.append(s.role)
+            values[s.role] = comp.value(s.role, name)
+    status = _status(values, capable)
+    info = None
+    for m in [comp.metadata, *(s.metadata for s in comp.sources)]:
+        if m is not None and (info := m.get(name)) is not None:
+            break
+    return Row(
+        _renamed_status(status) if name in comp.renames else status,
+        classifier.classify(name)[0] if classifier else "",
+        info.display_name if info else "",
+    )
+
+
 def compare(
     sources: list[Source],
     classifier: Classifier | None = None,
     metadata: Metadata | None = None,
+    renames: dict[str, Rename] | None = None,
 ) -> Comparison:
-    """The aligned table of ``sources`` (any number), one row per name any of them has."""
+    """The aligned table of ``sources`` (any number), one row per name any of them has.
+
+    A parameter ArduPilot renamed between the sources' firmware versions (``renames``, by
+    default paramdiff/data/renames.yaml) is one row under its new name, old values converted.
+    """
     params = {s.role: s.file.params for s in sources}
-    names = sorted({n for s in sources for n in s.file.params})
     meta = metadata or next((s.metadata for s in sources if s.metadata), None)
-    rows: dict[str, Row] = {}
-    for name in names:
-        values = {}
-        capable = []
-        for s in sources:
-            if s.file.can_represent(name):
-                capable.append(s.role)
-                p = params[s.role].get(name)
-                values[s.role] = p.value if p else None
-        info = None
-        for m in [meta, *(s.metadata for s in sources)]:
-            if m is not None and (info := m.get(name)) is not None:
-                break
-        rows[name] = Row(
-            _status(values, capable),
-            classifier.classify(name)[0] if classifier else "",
-            info.display_name if info else "",
-        )
     facts = [(s.role, f) for s in sources for f in s.file.facts]
     warnings = [(s.role, w) for s in sources for w in s.file.warnings]
-    return Comparison(sources, rows, params, meta, facts, warnings)
+    pairs = pair_renames(sources, renames)
+    comp = Comparison(sources, {}, params, meta, facts, warnings, pairs)
+    old_names = {p.rename.old for p in pairs.values()}
+    for name in sorted({n for s in sources for n in s.file.params} - old_names):
+        comp.rows[name] = _row(comp, name, classifier)
+    return comp
 
 
 # --------------------------------------------------------------------------- rendering
@@ -181,18 +236,23 @@ def select(
 ) -> list[str]:
     names = []
     for name, (st, cat, _) in comp.rows.items():
-        if only_differences and st == SAME:
+        if only_differences and st in (SAME, RENAMED):
             continue
         if categories and cat not in categories:
             continue
-        if params and not any(fnmatch.fnmatchcase(name, g.upper()) for g in params):
+        pairing = comp.renames.get(name)
+        both = (name, pairing.rename.old) if pairing else (name,)
+        if params and not any(fnmatch.fnmatchcase(n, g.upper()) for g in params for n in both):
             continue
         names.append(name)
     return names
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
-    return [[name, *(comp.cell(r, name) for r in comp.roles), *comp.rows[name]] for name in names]
+    return [
+        [comp.shown_name(name), *(comp.cell(r, name) for r in comp.roles), *comp.rows[name]]
+        for name in names
+    ]
 
 
 def render(
@@ -230,7 +290,7 @@ def render(
         [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
         for r in comp.roles
         for name in names
-        if (p := comp.params[r].get(name)) is not None and p.overrides
+        if (p := comp.param(r, name)) is not None and p.overrides
     ]
     if overridden:
         yield ""
@@ -265,13 +325,14 @@ def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["name", *comp.roles, "status", "category", "display_name"])
+    writer.writerow(["name", *comp.roles, "status", "category", "display_name", "renamed_from"])
     for name in names:
         row = [name]
         for r in comp.roles:
-            p = comp.params[r].get(name)
-            row.append(format_value(p.value) if p else "")
-        row += list(comp.rows[name])
+            p = comp.param(r, name)
+            row.append(format_value(p.value) if p else "")  # as the source states it
+        pairing = comp.renames.get(name)
+        row += [*comp.rows[name], pairing.rename.old if pairing else ""]
         writer.writerow(row)
     yield from buf.getvalue().splitlines()
 
@@ -312,12 +373,14 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
     for name in names:
         values: dict[str, Any] = {}
         for r in comp.roles:
-            p = comp.params[r].get(name)
+            p = comp.param(r, name)
             if p is None:
                 values[r] = None if comp.source(r).file.can_represent(name) else NR
                 continue
             values[r] = {
+                "name": p.name,
                 "value": p.value,
+                **({"converted": comp.value(r, name)} if p.name != name else {}),
                 "text": p.text,
                 "label": comp.cell(r, name),
                 "file": p.file,
@@ -326,9 +389,11 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
                 **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
                 **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
             }
+        pairing = comp.renames.get(name)
         out["parameters"].append(
             {
                 "name": name,
+                **({"renamed_from": _rename_json(pairing.rename)} if pairing else {}),
                 "values": values,
                 "status": comp.rows[name].status,
                 "category": comp.rows[name].category,
@@ -336,3 +401,12 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
             }
         )
     yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
+
+
+def _rename_json(rename: Rename) -> dict[str, Any]:
+    return {
+        "name": rename.old,
+        "since": rename.since,
+        "conversion": rename.conversion.describe(),
+        "source": rename.source,
+    }

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .channels import Finding, channel_findings
-from .comparison import DIFFERS, SAME, Comparison, render
+from .comparison import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, render
 from .derive import Derived
 from .formats import format_value, same_value
 from .layers import SitlRun, layer_md, sitl_run
@@ -18,6 +18,12 @@ from .texttable import markdown_table
 STATUS_KEY = [
     ("same", "every source that can express the parameter has the same value (float32)"),
     ("differs", "at least two sources set different values"),
+    (
+        "renamed",
+        "ArduPilot renamed it between the sources' firmware versions (`OLD → NEW`); the values "
+        "agree once the old one is converted as the firmware converts it",
+    ),
+    ("renamed, differs", "renamed, and the converted values differ (`old → converted` shown)"),
     ("only in X", "one source sets it; the others could but do not"),
     ("missing in X", "several sources set it; X could but does not"),
     ("not representable (n/r)", "the source (a Gazebo model) cannot express this parameter"),
@@ -53,7 +59,7 @@ def link(repo: str | None, commit: str | None, path: str | None) -> str:
 
 def consequence(comp: Comparison, name: str) -> str:
     """What the disagreement does to the boat, where we know."""
-    values = {r: comp.params[r][name].value for r in comp.roles if name in comp.params[r]}
+    values = {r: v for r in comp.roles if (v := comp.value(r, name)) is not None}
     vs = set(values.values())
     if name.endswith("_FUNCTION") and name.startswith("SERVO"):
         notes = []
@@ -192,7 +198,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     derived_values = d.params()
     rows = []
     for name, row in comp.rows.items():
-        if row.category != "vehicle" or row.status != DIFFERS:
+        if row.category != "vehicle" or row.status not in (DIFFERS, RENAMED_DIFFERS):
             continue
         dv = derived_values.get(name)
         derived_cell = (
@@ -204,7 +210,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
             derived_cell += " **(delta)**"
         rows.append(
             [
-                f"`{name}`",
+                f"`{comp.shown_name(name)}`",
                 row.display_name,
                 *(comp.cell(r, name) for r in roles),
                 derived_cell,
@@ -220,7 +226,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
     partial = Counter(
         r.status
         for r in comp.rows.values()
-        if r.category == "vehicle" and r.status not in (SAME, DIFFERS)
+        if r.category == "vehicle" and r.status not in (SAME, DIFFERS, RENAMED, RENAMED_DIFFERS)
     )
     if partial:
         yield (

@@ -1,0 +1,1 @@
+"""Pipeline stages between the parsed sources and what is rendered."""
