@@ -94,12 +94,13 @@ class Comparison:
 
     def value(self, role: str, name: str) -> float | None:
         """The row's value for ``role``, in the units of the row's (newest) name."""
-        param = self.param(role, name)
-        if param is None:
-            return None
         pairing = self.renames.get(name)
-        if pairing is None or param.name == name:
-            return param.value
+        if pairing is None:  # the common case, kept cheap: ~1,400 rows x every role
+            param = self.params[role].get(name)
+            return param.value if param is not None else None
+        param = self.params[role].get(pairing.name_in(role))
+        if param is None or param.name == name:
+            return param.value if param is not None else None
         meta = self._meta(role)
         return pairing.rename.conversion.apply(param.value, meta.get(param.name) if meta else None)
 
@@ -371,24 +372,7 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
         ],
     }
     for name in names:
-        values: dict[str, Any] = {}
-        for r in comp.roles:
-            p = comp.param(r, name)
-            if p is None:
-                values[r] = None if comp.source(r).file.can_represent(name) else NR
-                continue
-            values[r] = {
-                "name": p.name,
-                "value": p.value,
-                **({"converted": comp.value(r, name)} if p.name != name else {}),
-                "text": p.text,
-                "label": comp.cell(r, name),
-                "file": p.file,
-                "line": p.line,
-                **({"note": p.note} if p.note else {}),
-                **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
-                **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
-            }
+        values = {r: _value_json(comp, r, name) for r in comp.roles}
         pairing = comp.renames.get(name)
         out["parameters"].append(
             {
@@ -401,6 +385,24 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
             }
         )
     yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
+
+
+def _value_json(comp: Comparison, role: str, name: str) -> dict[str, Any] | str | None:
+    p = comp.param(role, name)
+    if p is None:
+        return None if comp.source(role).file.can_represent(name) else NR
+    return {
+        "name": p.name,
+        "value": p.value,
+        **({"converted": comp.value(role, name)} if p.name != name else {}),
+        "text": p.text,
+        "label": comp.cell(role, name),
+        "file": p.file,
+        "line": p.line,
+        **({"note": p.note} if p.note else {}),
+        **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
+        **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
+    }
 
 
 def _rename_json(rename: Rename) -> dict[str, Any]:

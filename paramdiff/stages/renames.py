@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -21,6 +21,7 @@ import yaml
 from ..errors import InputError
 from ..metadata import ParamMeta
 from ..table import Source
+from ..yamlfile import SAFE_LOADER
 
 DATA_FILE = "paramdiff/data/renames.yaml"
 RULES = ("arming_checks_to_skips",)
@@ -163,7 +164,7 @@ def _expand(entry: Any, index: int) -> Iterator[Rename]:
 
 def parse_renames(text: str) -> dict[str, Rename]:
     """Every rename in a renames.yaml text, keyed by old name."""
-    doc = yaml.safe_load(text)
+    doc = yaml.load(text, Loader=SAFE_LOADER)
     if not isinstance(doc, dict) or not isinstance(doc.get("renames"), list):
         raise InputError("no 'renames:' list", "see the file's header", file=DATA_FILE)
     out: dict[str, Rename] = {}
@@ -176,8 +177,9 @@ def parse_renames(text: str) -> dict[str, Rename]:
 @cache
 def known_renames() -> dict[str, Rename]:
     """The renames shipped with paramdiff (read once per process)."""
-    text = resources.files("paramdiff").joinpath("data/renames.yaml").read_text("utf-8")
-    return parse_renames(text)
+    # A plain path, not importlib.resources: that import alone costs more than the parse.
+    path = Path(__file__).resolve().parent.parent / "data" / "renames.yaml"
+    return parse_renames(path.read_text(encoding="utf-8"))
 
 
 # --------------------------------------------------------------------------- pairing
