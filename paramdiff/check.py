@@ -1,17 +1,27 @@
-"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command."""
+"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command.
+
+Each rule is a small function that adds findings (with the command that fixes them) to a
+``CheckOutcome``; ``run_check`` runs them in order for one pin, ``check_project`` for every
+profile the user asked about.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .channels import channel_findings
-from .errors import ConfigError, StaleOverlayError
-from .localfiles import read_local
-from .lock import require_entry
-from .project import PinContext
-from .sdf import read_channels
-from .sinks import check_file
+from .config.lock import require_entry
+from .errors import ConfigError, DriftError, StaleOverlayError, UsageError
+from .parse.local import read_local
+from .parse.sdf import read_channels
+from .project import Options, PinContext
+from .render.params import render as render_params
+from .render.report import render_report
+from .render.sinks import check_file
+from .stages.channels import channel_findings
+from .stages.derive import Derived
+from .stages.validate import ERROR, validate
 
 
 @dataclass
@@ -28,72 +38,126 @@ class CheckOutcome:
             self.fixes.append(fix)
 
 
-def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
-    from .derive import build, render
-    from .report import gather, render_report
-    from .validate import ERROR, validate
+def check_contexts(
+    options: Options, profile: str | None, pin: str | None, models: list[Path]
+) -> list[PinContext]:
+    """The pins `check` covers: the named profile, or every profile (at ``pin`` where it has
+    it, else its default pin)."""
+    profiles = options.config.profiles
+    if profile is None and models and len(profiles) > 1:
+        raise UsageError("--model needs --profile: name the vehicle the model simulates")
+    if profile is not None:
+        return [PinContext(options, profile, pin)]
+    return [
+        PinContext(options, name, pin if pin in p.pins else None) for name, p in profiles.items()
+    ]
 
+
+def check_project(
+    options: Options, profile: str | None, pin: str | None, models: list[Path]
+) -> Iterator[str]:
+    """`paramdiff check`: lines to print; raises DriftError naming every finding and fix."""
+    findings: list[str] = []
+    fixes: list[str] = []
+    for ctx in check_contexts(options, profile, pin, models):
+        outcome = run_check(ctx, models)
+        where = f"{ctx.profile.name} {ctx.pin}"
+        yield from (f"ok    {where}: {line}" for line in outcome.passed)
+        yield from (f"warn  {where}: {line}" for line in outcome.warnings)
+        yield from (diff.rstrip("\n") for diff in outcome.diffs)
+        findings += [f"{where}: {f}" for f in outcome.findings]
+        fixes += [f for f in outcome.fixes if f not in fixes]
+    if findings:
+        raise DriftError(findings, "; ".join(fixes))
+    yield "check passed"
+
+
+def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
     out = CheckOutcome()
-    profile, pin = ctx.profile.name, ctx.pin
-    fetch_fix = f"paramdiff fetch --profile {profile} --pin {pin} --update"
-    for spec in ctx.specs.values():
-        try:
-            require_entry(ctx.lock, profile, pin, spec)
-        except ConfigError as exc:
-            out.fail(exc.what, fetch_fix)
-    if out.findings:
+    if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
-    out.passed.append("sources.lock matches sources.yaml")
     try:
-        derived = build(ctx)
+        derived = ctx.derived
     except StaleOverlayError as exc:
         out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay")
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
-    regenerate = derived.regenerate
-    result = check_file(ctx.config.root / derived.target, render(derived), derived.target)
+    _outputs_up_to_date(ctx, derived, out)
+    _validates(ctx, derived, out)
+    _no_unchosen_defaults(ctx, derived, out)
+    _models_agree(ctx, derived, models or [], out)
+    return out
+
+
+def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
+    fix = f"paramdiff fetch --profile {ctx.profile.name} --pin {ctx.pin} --update"
+    for spec in ctx.specs.values():
+        try:
+            require_entry(ctx.lock, ctx.profile.name, ctx.pin, spec)
+        except ConfigError as exc:
+            out.fail(exc.what, fix)
+    if not out.findings:
+        out.passed.append("sources.lock matches sources.yaml")
+    return not out.findings
+
+
+def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    root = ctx.config.root
+    result = check_file(root / derived.target, render_params(derived), derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
     else:
-        out.fail(f"{derived.target} differs from what derive writes", regenerate)
+        out.fail(f"{derived.target} differs from what derive writes", derived.regenerate)
         out.diffs.append(result.diff)
-    report_path = ctx.profile.report_path(pin)
-    inputs = gather(ctx, derived)
-    if report_path:
-        result = check_file(ctx.config.root / report_path, render_report(inputs), report_path)
-        if result.up_to_date:
-            out.passed.append(f"{report_path} is up to date")
-        else:
-            out.fail(
-                f"{report_path} differs from what report writes",
-                f"paramdiff report --profile {profile} --pin {pin}",
-            )
-            out.diffs.append(result.diff)
-    if ctx.metadata is not None:
-        problems = validate(derived.source.file, ctx.metadata, ctx.classifier())
-        advisory = [p for p in problems if p.severity != ERROR]
-        for p in problems:
-            if p.severity == ERROR:
-                out.fail(f"validate: {p}", f"fix the value with a delta in {derived.overlay.file}")
-        if advisory:
-            out.warnings.append(
-                f"{len(advisory)} shipped value(s) fall outside the metadata's advisory "
-                f"range/enum/bits (e.g. {advisory[0].param.name}); list them with: "
-                f"paramdiff validate {derived.target}"
-            )
-        if not [p for p in problems if p.severity == ERROR]:
-            out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
-    if inputs.sitl is not None:
-        for f in inputs.sitl.flags:
-            out.fail(
-                f"layers: {f}",
-                f"carry {f.effective.name} in the derived file (select it "
-                f"in {derived.overlay.file}) or add a delta with a reason",
-            )
-        if not inputs.sitl.flags:
-            out.passed.append(f"no frame default of {inputs.sitl.layers.frame} survives unchosen")
+    report_path = ctx.profile.report_path(ctx.pin)
+    if not report_path:
+        return
+    result = check_file(root / report_path, render_report(ctx.report_inputs()), report_path)
+    if result.up_to_date:
+        out.passed.append(f"{report_path} is up to date")
+    else:
+        out.fail(
+            f"{report_path} differs from what report writes",
+            f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
+        )
+        out.diffs.append(result.diff)
+
+
+def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    if ctx.metadata is None:
+        return
+    problems = validate(ctx.derived_source.file, ctx.metadata, ctx.classifier())
+    errors = [p for p in problems if p.severity == ERROR]
+    for p in errors:
+        out.fail(f"validate: {p}", f"fix the value with a delta in {derived.overlay.file}")
+    advisory = [p for p in problems if p.severity != ERROR]
+    if advisory:
+        out.warnings.append(
+            f"{len(advisory)} shipped value(s) fall outside the metadata's advisory "
+            f"range/enum/bits (e.g. {advisory[0].param.name}); list them with: "
+            f"paramdiff validate {derived.target}"
+        )
+    if not errors:
+        out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
+
+
+def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    run = ctx.sitl_run
+    if run is None:
+        return
+    for f in run.flags:
+        out.fail(
+            f"layers: {f}",
+            f"carry {f.effective.name} in the derived file (select it "
+            f"in {derived.overlay.file}) or add a delta with a reason",
+        )
+    if not run.flags:
+        out.passed.append(f"no frame default of {run.layers.frame} survives unchosen")
+
+
+def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
     params = derived.params()
-    for name, file, data in _target_models(ctx, models or []):
+    for name, file, data in _target_models(ctx, models):
         channels, _ = read_channels(data, file)
         findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
         for finding in findings:
@@ -105,7 +169,6 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
             )
         if not findings:
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
-    return out
 
 
 def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, ROOT, location_args
+from conftest import FIXTURES, ROOT, location_args, shared_mirror
 
 from paramdiff.cli import main
 
@@ -18,11 +18,11 @@ COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 
 @pytest.fixture(scope="module")
-def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def checkout(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> tuple[Path, list[str]]:
     """A fresh copy of the committed project, fetched from the mirror with an empty cache."""
-    mirror = ROOT.parent / "shared" / "upstream"
-    if not (mirror / "MANIFEST.json").exists():
-        pytest.skip(f"no upstream mirror at {mirror} (integration tests need ../shared)")
+    mirror = shared_mirror(request.config)
     base = tmp_path_factory.mktemp("checkout")
     for name in COMMITTED:
         src = ROOT / name
@@ -340,7 +340,7 @@ def test_arming_check_converts_as_the_4_7_firmware_did_on_the_real_boat(
 ) -> None:
     """BlueBoat120.params at 4.6 says ARMING_CHECK 4124; at 4.7 the boat says ARMING_SKIPCHK
     1043938. The conversion with Rover-4.6's documented bits gives exactly that."""
-    from paramdiff.metadata import parse_pdef
+    from paramdiff.model.metadata import parse_pdef
     from paramdiff.stages.renames import arming_checks_to_skips
 
     mirror = ROOT.parent / "shared" / "upstream" / "raw" / "ArduPilot" / "ParameterRepository"

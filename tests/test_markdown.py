@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from paramdiff.texttable import markdown_table, table
+from paramdiff.render.texttable import markdown_table, table
 
 # GitHub's PR comment limit is 65,536 characters; leave room for a header and a link.
 REPORT_HEAD_LIMIT = 60_000

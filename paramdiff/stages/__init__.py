@@ -1,1 +1,4 @@
-"""Pipeline stages between the parsed sources and what is rendered."""
+"""The pipeline's stages, each a function of values.
+
+Classify, compare, derive, layers, channels, validate, history.
+"""

@@ -18,10 +18,10 @@ from typing import Any
 
 import yaml
 
+from ..config.yamlfile import SAFE_LOADER
 from ..errors import InputError
-from ..metadata import ParamMeta
-from ..table import Source
-from ..yamlfile import SAFE_LOADER
+from ..model.metadata import ParamMeta
+from ..model.source import Source
 
 DATA_FILE = "paramdiff/data/renames.yaml"
 RULES = ("arming_checks_to_skips",)

@@ -23,8 +23,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
-from .formats import Diagnostic, Fact, Param, ParamFile, decode, format_value
+from ..errors import InputError
+from ..model.params import Diagnostic, Fact, Param, ParamFile
+from ..model.values import format_value
+from .params import decode
 
 DEFAULTS = {"servo_min": 1000.0, "servo_max": 2000.0, "offset": 0.0, "multiplier": 1.0}
 DEFAULT_TYPE = "VELOCITY"
@@ -145,8 +147,9 @@ def plugins(root: Any) -> list[Any]:
 
 
 def read_channels(data: bytes, file: str) -> tuple[list[Channel], list[Fact]]:
-    root = _parse_xml(data, file)
-    blocks = plugins(root)
+    """Every ``<control>`` channel of the model's ArduPilotPlugin(s), sorted by channel, and
+    what the plugin says that has no parameter equivalent."""
+    blocks = plugins(_parse_xml(data, file))
     if not blocks:
         raise InputError(
             "no ArduPilotPlugin in this SDF",
@@ -165,92 +168,106 @@ def read_channels(data: bytes, file: str) -> tuple[list[Channel], list[Fact]]:
         for control in plugin:
             if _local(control.tag) != "control":
                 continue
-            line = _line(control)
-            raw_channel = control.get("channel")
-            if raw_channel is None or not raw_channel.strip().isdigit():
-                raise InputError(
-                    f"<control> has no valid channel attribute ({raw_channel!r})",
-                    'add channel="N" (0-based: channel 0 is SERVO1)',
-                    file=file,
-                    line=line,
-                )
-            number = int(raw_channel)
-            joint, _ = _child_text(control, "jointName")
-            if not joint:
-                raise InputError(
-                    f'<control channel="{number}"> has no <jointName>',
-                    "name the joint this channel drives",
-                    file=file,
-                    line=line,
-                )
-            if number in seen:
-                raise InputError(
-                    f"channel {number} is controlled twice (first at line {seen[number].line})",
-                    "give each <control> its own channel",
-                    file=file,
-                    line=line,
-                )
-            values: dict[str, float] = {}
-            lines: dict[str, int] = {}
-            for key, default in DEFAULTS.items():
-                text, at = _child_text(control, key)
-                lines[key] = at
-                if text is None:
-                    values[key] = default
-                    continue
-                try:
-                    values[key] = float(text)
-                except ValueError:
-                    values[key] = math.nan
-                if not math.isfinite(values[key]):
-                    raise InputError(
-                        f"<{key}> '{text}' is not a finite number",
-                        "write a number",
-                        file=file,
-                        line=at,
-                    )
-            if values["servo_min"] >= values["servo_max"]:
-                raise InputError(
-                    f"servo_min {format_value(values['servo_min'])} is not below servo_max "
-                    f"{format_value(values['servo_max'])} on channel {number}",
-                    "servo_min must be the lower PWM bound",
-                    file=file,
-                    line=lines["servo_min"],
-                )
-            ctype, _ = _child_text(control, "type")
-            ch = Channel(
-                number,
-                joint,
-                values["servo_min"],
-                values["servo_max"],
-                values["offset"],
-                values["multiplier"],
-                ctype or DEFAULT_TYPE,
-                file,
-                line,
-                lines,
-            )
-            seen[number] = ch
+            ch = _channel(control, file, seen)
+            seen[ch.channel] = ch
             channels.append(ch)
-            subject = f"channel {number} ({joint})"
-            for key in CONTROL_FACT_KEYS:
-                text, at = _child_text(control, key)
-                if key == "type" and text is None:
-                    text, at = f"{DEFAULT_TYPE} (default)", line
-                if text is not None:
-                    facts.append(Fact(subject, key, text, file, at, "no parameter equivalent"))
-            facts.append(
-                Fact(
-                    subject,
-                    "|multiplier|",
-                    format_value(abs(ch.multiplier)),
-                    file,
-                    lines["multiplier"],
-                    "command scale (thrust/velocity per unit); no parameter equivalent",
-                )
-            )
+            facts += _control_facts(control, ch)
     channels.sort(key=lambda c: c.channel)
     return channels, facts
+
+
+def _channel(control: Any, file: str, seen: dict[int, Channel]) -> Channel:
+    line = _line(control)
+    raw_channel = control.get("channel")
+    if raw_channel is None or not raw_channel.strip().isdigit():
+        raise InputError(
+            f"<control> has no valid channel attribute ({raw_channel!r})",
+            'add channel="N" (0-based: channel 0 is SERVO1)',
+            file=file,
+            line=line,
+        )
+    number = int(raw_channel)
+    joint, _ = _child_text(control, "jointName")
+    if not joint:
+        raise InputError(
+            f'<control channel="{number}"> has no <jointName>',
+            "name the joint this channel drives",
+            file=file,
+            line=line,
+        )
+    if number in seen:
+        raise InputError(
+            f"channel {number} is controlled twice (first at line {seen[number].line})",
+            "give each <control> its own channel",
+            file=file,
+            line=line,
+        )
+    values, lines = _control_numbers(control, file)
+    if values["servo_min"] >= values["servo_max"]:
+        raise InputError(
+            f"servo_min {format_value(values['servo_min'])} is not below servo_max "
+            f"{format_value(values['servo_max'])} on channel {number}",
+            "servo_min must be the lower PWM bound",
+            file=file,
+            line=lines["servo_min"],
+        )
+    ctype, _ = _child_text(control, "type")
+    return Channel(
+        number,
+        joint,
+        values["servo_min"],
+        values["servo_max"],
+        values["offset"],
+        values["multiplier"],
+        ctype or DEFAULT_TYPE,
+        file,
+        line,
+        lines,
+    )
+
+
+def _control_numbers(control: Any, file: str) -> tuple[dict[str, float], dict[str, int]]:
+    """servo_min, servo_max, offset, multiplier (the plugin's defaults where absent), and the
+    line each was read from."""
+    values: dict[str, float] = {}
+    lines: dict[str, int] = {}
+    for key, default in DEFAULTS.items():
+        text, at = _child_text(control, key)
+        lines[key] = at
+        if text is None:
+            values[key] = default
+            continue
+        try:
+            values[key] = float(text)
+        except ValueError:
+            values[key] = math.nan
+        if not math.isfinite(values[key]):
+            raise InputError(
+                f"<{key}> '{text}' is not a finite number", "write a number", file=file, line=at
+            )
+    return values, lines
+
+
+def _control_facts(control: Any, ch: Channel) -> list[Fact]:
+    subject = f"channel {ch.channel} ({ch.joint})"
+    facts = []
+    for key in CONTROL_FACT_KEYS:
+        text, at = _child_text(control, key)
+        if key == "type" and text is None:
+            text, at = f"{DEFAULT_TYPE} (default)", ch.line
+        if text is not None:
+            facts.append(Fact(subject, key, text, ch.file, at, "no parameter equivalent"))
+    facts.append(
+        Fact(
+            subject,
+            "|multiplier|",
+            format_value(abs(ch.multiplier)),
+            ch.file,
+            ch.lines["multiplier"],
+            "command scale (thrust/velocity per unit); no parameter equivalent",
+        )
+    )
+    return facts
 
 
 def parse_sdf(data: bytes, file: str, joint_roles: dict[str, int] | None = None) -> ParamFile:

@@ -5,78 +5,10 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 
-from .errors import InputError
-from .formats import IncludeReader, ParamFile, decode, detect_format, parse_params
-from .lock import LockedFile
-from .metadata import Metadata, firmware_of
-from .sdf import parse_sdf
-from .sources import Category, ScriptParams, compile_globs
+from ..config.sources import Category, ScriptParams, compile_globs
+from ..model.metadata import Metadata
 
 UNKNOWN = "unknown"
-
-
-@dataclass
-class Source:
-    """One side of a compare: a parsed file with its role and its firmware's metadata."""
-
-    role: str
-    file: ParamFile
-    metadata: Metadata | None = None
-    repo: str | None = None
-    commit: str | None = None
-    path: str | None = None
-    sha256: str | None = None
-    lenient: bool = False
-    declared_version: str | None = None  # sources.yaml's `firmware:` for files with no header
-    includes: tuple[LockedFile, ...] = ()  # files it %includes, at the same commit
-
-    @property
-    def version(self) -> str | None:
-        return self.file.header.get("Version") or self.declared_version
-
-    @property
-    def version_origin(self) -> str:
-        if self.file.header.get("Version"):
-            return "header"
-        return "declared in sources.yaml" if self.declared_version else "no version header"
-
-    @property
-    def firmware(self) -> str | None:
-        return firmware_of(self.version)
-
-
-def parse_names(data: bytes, file: str) -> list[str]:
-    """A list of parameter names (or name fragments), one a line, ``#`` comments allowed."""
-    names = []
-    for raw in decode(data, file):
-        line = raw.split("#", 1)[0].strip()
-        if line:
-            names.append(line)
-    return names
-
-
-def parse_any(
-    data: bytes,
-    file: str,
-    fmt: str = "auto",
-    *,
-    lenient: bool = False,
-    joint_roles: dict[str, int] | None = None,
-    read_include: IncludeReader | None = None,
-) -> ParamFile:
-    """Any supported file (params formats or SDF) as a ParamFile."""
-    if fmt == "auto":
-        fmt = detect_format(data, file)
-    if fmt == "sdf":
-        return parse_sdf(data, file, joint_roles)
-    if fmt in ("names", "pdef"):
-        raise InputError(
-            f"a '{fmt}' file holds no parameter values",
-            "compare parameter files or SDF models",
-            file=file,
-            line=1,
-        )
-    return parse_params(data, file, fmt, lenient=lenient, read_include=read_include)
 
 
 @dataclass

@@ -6,12 +6,12 @@ network and a corrupted entry is detected (and ignored) by re-hashing.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
-from .errors import FetchError
-from .sinks import write_atomic
+from ..digests import sha256_of
+from ..errors import FetchError
+from ..files import write_atomic
 
 ENV_CACHE = "PARAMDIFF_CACHE"
 
@@ -23,10 +23,6 @@ def default_cache_dir() -> Path:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("paramdiff"))
-
-
-def sha256_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class Cache:

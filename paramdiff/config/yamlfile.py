@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 KeyPath = tuple[str | int, ...]
 # The C-accelerated safe loader when libyaml is present; both build plain data only.

@@ -7,8 +7,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .sinks import write_atomic
+from ..errors import ConfigError
+from ..files import write_atomic
+from ..model.locked import LockedFile
 from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
 
@@ -19,14 +20,6 @@ HEADER = (
     "# sources.lock — written by `paramdiff fetch`; do not edit by hand.\n"
     "# Re-resolve refs with `paramdiff fetch --update`.\n"
 )
-
-
-@dataclass(frozen=True)
-class LockedFile:
-    path: str
-    size: int
-    sha256: str
-    blob: str
 
 
 @dataclass(frozen=True)

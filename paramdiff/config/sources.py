@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
@@ -77,6 +77,7 @@ class Profile:
     frames: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sitl_frame: str | None = None
     sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
+    vehicle_noun: str = "vehicle"  # how the report names it: "the boat turns the wrong way"
 
     def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
         pin = pin or self.default_pin
@@ -272,32 +273,64 @@ def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
     )
 
 
+PROFILE_KEYS = {
+    "description",
+    "default_pin",
+    "joint_roles",
+    "script_params",
+    "overlay",
+    "derived",
+    "report",
+    "target_models",
+    "frames",
+    "sitl_frame",
+    "sitl_vehicle",
+    "vehicle_noun",
+}
+
+
 def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
-    check_keys(
-        doc,
-        path,
-        raw,
-        {"pins"},
-        {
-            "description",
-            "default_pin",
-            "joint_roles",
-            "script_params",
-            "overlay",
-            "derived",
-            "report",
-            "target_models",
-            "frames",
-            "sitl_frame",
-            "sitl_vehicle",
-        },
+    check_keys(doc, path, raw, {"pins"}, PROFILE_KEYS)
+    pins = _pins(doc, (*path, "pins"), raw["pins"])
+    frames = _frames(doc, (*path, "frames"), raw.get("frames") or {}, pins)
+    sitl_frame = raw.get("sitl_frame")
+    if sitl_frame is not None and sitl_frame not in frames:
+        raise doc.error(
+            (*path, "sitl_frame"), f"sitl_frame '{sitl_frame}' is not in frames", "declare it"
+        )
+
+    def optional_path(key: str) -> str | None:
+        return check_relpath(raw[key], doc, (*path, key)) if key in raw else None
+
+    return Profile(
+        name=name,
+        description=str(raw.get("description", "")),
+        default_pin=_default_pin(doc, path, raw, pins),
+        pins=pins,
+        joint_roles=_joint_roles(doc, (*path, "joint_roles"), raw.get("joint_roles") or {}),
+        script_params=_script_params(doc, (*path, "script_params"), raw.get("script_params")),
+        overlay=optional_path("overlay"),
+        derived=optional_path("derived"),
+        report=optional_path("report"),
+        target_models=_target_models(doc, (*path, "target_models"), raw, pins),
+        frames=frames,
+        sitl_frame=sitl_frame,
+        sitl_vehicle=_str(doc, (*path, "sitl_vehicle"), raw["sitl_vehicle"])
+        if "sitl_vehicle" in raw
+        else None,
+        vehicle_noun=_str(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
     )
-    pins_raw = raw["pins"]
-    if not isinstance(pins_raw, dict) or not pins_raw:
-        raise doc.error((*path, "pins"), "'pins' must map pin names to roles", "add a pin block")
-    pins: dict[str, dict[str, SourceSpec]] = {}
-    for pin, roles in pins_raw.items():
-        ppath = (*path, "pins", pin)
+
+
+Pins = dict[str, dict[str, SourceSpec]]
+
+
+def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:
+    if not isinstance(raw, dict) or not raw:
+        raise doc.error(path, "'pins' must map pin names to roles", "add a pin block")
+    pins: Pins = {}
+    for pin, roles in raw.items():
+        ppath = (*path, pin)
         if not isinstance(pin, str):
             raise doc.error(ppath, f"pin {pin!r} must be a quoted string", f"write '{pin}':")
         if not isinstance(roles, dict) or not roles:
@@ -312,6 +345,10 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
                 )
             specs[role] = _source(doc, (*ppath, role), role, src)
         pins[pin] = specs
+    return pins
+
+
+def _default_pin(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> str:
     default_pin = _str(doc, (*path, "default_pin"), raw.get("default_pin", next(iter(pins))))
     if default_pin not in pins:
         raise doc.error(
@@ -319,24 +356,37 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
             f"default_pin '{default_pin}' is not one of the pins",
             f"use one of: {', '.join(pins)}",
         )
+    return default_pin
+
+
+def _joint_roles(doc: YamlDoc, path: KeyPath, raw: Any) -> dict[str, int]:
     joint_roles: dict[str, int] = {}
-    for joint, func in (raw.get("joint_roles") or {}).items():
+    for joint, func in raw.items():
         if not isinstance(func, int) or isinstance(func, bool):
             raise doc.error(
-                (*path, "joint_roles", joint),
+                (*path, joint),
                 f"joint_roles.{joint} must be a SERVOn_FUNCTION number",
                 "e.g. motor_port_joint: 73  # ThrottleLeft",
             )
         joint_roles[str(joint)] = func
+    return joint_roles
+
+
+def _script_params(doc: YamlDoc, path: KeyPath, raw: Any) -> tuple[ScriptParams, ...]:
     scripts = []
-    for i, item in enumerate(raw.get("script_params") or []):
-        spath = (*path, "script_params", i)
+    for i, item in enumerate(raw or []):
+        spath = (*path, i)
         check_keys(doc, spath, item, {"params", "reason"}, set())
         _globs(doc, (*spath, "params"), item["params"])
         scripts.append(ScriptParams(item["params"], _str(doc, (*spath, "reason"), item["reason"])))
+    return tuple(scripts)
+
+
+def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tuple[str, ...]]:
+    """sim_vehicle.py frames: each lists the roles it loads, in order, in every pin."""
     frames: dict[str, tuple[str, ...]] = {}
-    for frame, roles in (raw.get("frames") or {}).items():
-        fpath = (*path, "frames", frame)
+    for frame, roles in raw.items():
+        fpath = (*path, frame)
         if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
             raise doc.error(fpath, f"frame '{frame}' must list roles", "e.g. [rover_parm, ...]")
         for pin, specs in pins.items():
@@ -348,14 +398,14 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
                         f"add '{r}' to pin '{pin}' or remove it from the frame",
                     )
         frames[str(frame)] = tuple(roles)
-    sitl_frame = raw.get("sitl_frame")
-    if sitl_frame is not None and sitl_frame not in frames:
-        raise doc.error(
-            (*path, "sitl_frame"), f"sitl_frame '{sitl_frame}' is not in frames", "declare it"
-        )
+    return frames
+
+
+def _target_models(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[str, ...]:
+    """Models `check` requires to match: sdf roles of every pin, or paths in this repo."""
     targets = raw.get("target_models") or []
     for i, t in enumerate(targets):
-        tpath = (*path, "target_models", i)
+        tpath = (*path, i)
         if isinstance(t, str) and ROLE_RE.match(t):
             # A role name: the pinned model itself must agree with the derived file.
             for pin, specs in pins.items():
@@ -367,27 +417,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
                     )
         else:
             check_relpath(t, doc, tpath)
-    return Profile(
-        name=name,
-        description=str(raw.get("description", "")),
-        default_pin=default_pin,
-        pins=pins,
-        joint_roles=joint_roles,
-        script_params=tuple(scripts),
-        overlay=check_relpath(raw["overlay"], doc, (*path, "overlay"))
-        if "overlay" in raw
-        else None,
-        derived=check_relpath(raw["derived"], doc, (*path, "derived"))
-        if "derived" in raw
-        else None,
-        report=check_relpath(raw["report"], doc, (*path, "report")) if "report" in raw else None,
-        target_models=tuple(targets),
-        frames=frames,
-        sitl_frame=sitl_frame,
-        sitl_vehicle=_str(doc, (*path, "sitl_vehicle"), raw["sitl_vehicle"])
-        if "sitl_vehicle" in raw
-        else None,
-    )
+    return tuple(targets)
 
 
 def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:

@@ -15,10 +15,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .cache import sha256_of
-from .errors import ConfigError, StaleOverlayError
-from .formats import Param, check_name, format_value, parse_number, same_value
-from .metadata import Metadata
+from ..digests import sha256_of
+from ..errors import ConfigError, StaleOverlayError
+from ..model.metadata import Metadata
+from ..model.params import Param
+from ..model.values import check_name, format_value, parse_number, same_value
 from .sources import check_keys, compile_globs
 from .yamlfile import YamlDoc, load_yaml
 
@@ -67,6 +68,10 @@ class Overlay:
     include: tuple[Rule, ...]
     sections: tuple[Section, ...]
     deltas: tuple[Delta, ...]
+
+    def excluded_categories(self) -> frozenset[str]:
+        """Categories left out as a whole (SITL's own values are the right ones there)."""
+        return frozenset(r.category for r in self.exclude if r.category)
 
     def delta(self, name: str) -> Delta | None:
         return next((d for d in self.deltas if d.param == name), None)

@@ -1,17 +1,10 @@
-"""Where generated lines go: a file (atomically), a --check against a file, or stdout.
-
-Generators produce lines; the sink is chosen last, so `derive`, `derive --check`,
-`report` and `check` all go through the same bytes.
-"""
+"""Files on disk: atomic writes (and, for inputs, bounded reads of regular files)."""
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import tempfile
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ParamdiffError
@@ -49,37 +42,3 @@ def write_atomic(path: Path, data: bytes) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
     return True
-
-
-def join_lines(lines: Iterable[str]) -> str:
-    return "".join(line + "\n" for line in lines)
-
-
-@dataclass
-class CheckResult:
-    path: Path
-    up_to_date: bool
-    diff: str
-
-
-def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> CheckResult:
-    """Compare what would be written with what is on disk; a unified diff when they differ."""
-    expected = join_lines(lines)
-    try:
-        actual = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        actual = None
-    except (OSError, UnicodeDecodeError):
-        actual = ""
-    if actual == expected:
-        return CheckResult(path, True, "")
-    name = label or str(path)
-    diff = "".join(
-        difflib.unified_diff(
-            (actual or "").splitlines(keepends=True),
-            expected.splitlines(keepends=True),
-            fromfile=f"{name} (committed)" if actual is not None else f"{name} (missing)",
-            tofile=f"{name} (generated)",
-        )
-    )
-    return CheckResult(path, False, diff)

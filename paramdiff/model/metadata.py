@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
-from .formats import format_value
+from ..errors import InputError
+from .values import format_value
 
 
 @dataclass(frozen=True)

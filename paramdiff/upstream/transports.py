@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, urlparse
 
-from .errors import FetchError
+from ..errors import FetchError
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 RAW_BASE = "https://raw.githubusercontent.com"
@@ -158,12 +158,6 @@ def ls_remote(url: str, ref: str) -> str:
         f"ref '{ref}' does not exist in {url}",
         "check the branch or tag name in sources.yaml (or pin a 40-hex commit)",
     )
-
-
-def git_blob_id(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 # --------------------------------------------------------------------------- transports
@@ -388,6 +382,17 @@ class MirrorTransport:
     def commits(self, repo: str) -> list[dict[str, Any]]:
         """The repository's commits, newest first (for history)."""
         return list(self._repo(repo).get("commits") or [])
+
+    def commits_touching(self, repo: str, ref: str, paths: list[str]) -> list[dict[str, str]]:
+        """The mirrored commits that hold ``paths[0]``, newest first (sha, date, subject).
+
+        The MANIFEST lists what was mirrored, not what changed: callers skip commits whose
+        bytes did not move."""
+        return [
+            {"sha": c["sha"], "date": c["date"], "subject": c["subject"]}
+            for c in self.commits(repo)
+            if paths[0] in self.paths_at(repo, c["sha"])
+        ]
 
     def paths_at(self, repo: str, commit: str) -> dict[str, Any]:
         return dict((self._repo(repo).get("files") or {}).get(commit, {}))

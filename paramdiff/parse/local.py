@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import InputError
-from .table import Source, parse_any
+from ..errors import InputError
+from ..model.source import Source
+from .any import parse_any
 
 
 def read_local(path: Path) -> bytes:

@@ -14,10 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cache import Cache, sha256_of
-from .errors import ConfigError, FetchError, ParamdiffError
-from .lock import LOCK_FILE, Lock, LockedFile, LockEntry, read_lock, require_entry, write_lock
-from .sources import Config, Profile, SourceSpec
+from ..config.lock import LOCK_FILE, Lock, LockEntry, read_lock, require_entry, write_lock
+from ..config.sources import Config, Profile, SourceSpec
+from ..digests import git_blob_id, sha256_of
+from ..errors import ConfigError, FetchError, ParamdiffError
+from ..model.locked import LockedFile
+from .cache import Cache
 from .transports import (
     GIT_BASE,
     RAW_BASE,
@@ -26,7 +28,6 @@ from .transports import (
     HttpsTransport,
     MirrorTransport,
     Transport,
-    git_blob_id,
 )
 
 ENV_MIRROR = "PARAMDIFF_MIRROR"
@@ -79,6 +80,14 @@ class TransportChoice:
                     raw_base=self.raw_base or RAW_BASE, git_base=self.git_base
                 )
         return self._made[name]
+
+    def history_source(self, spec: SourceSpec) -> MirrorTransport | GitTransport:
+        """Where a file's upstream history is read: the mirror's MANIFEST when there is a
+        mirror, else ``git log`` over a cached clone (raw-file hosts have no history)."""
+        source = self.for_source(spec)
+        if isinstance(source, MirrorTransport):
+            return source
+        return GitTransport(self.cache_dir, self.git_base)
 
 
 @dataclass

@@ -3,28 +3,53 @@
 from __future__ import annotations
 
 import fnmatch
-import json
-from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from .formats import Diagnostic, Fact, Param, format_value, same_value
-from .metadata import Metadata
-from .stages.renames import Pairing, Rename, pair_renames
-from .table import Classifier, Source
+from ..model.metadata import Metadata
+from ..model.params import Diagnostic, Fact, Param
+from ..model.source import Source
+from ..model.values import format_value, same_value
+from .classify import Classifier
+from .renames import Pairing, Rename, pair_renames
 
 if TYPE_CHECKING:
     import pandas as pd
 
-SAME = "same"
-DIFFERS = "differs"
-RENAMED = "renamed"  # ArduPilot renamed it between the sources' firmware; values agree
-RENAMED_DIFFERS = "renamed, differs"
-NOT_REPRESENTABLE = "not representable"
-ONLY_IN = "only in "
-MISSING_IN = "missing in "
+
+class Verdict(Enum):
+    SAME = "same"
+    DIFFERS = "differs"
+    NOT_REPRESENTABLE = "not representable"  # one source, and it cannot express the name
+    ONLY_IN = "only in"  # one source sets it; the others could but do not
+    MISSING_IN = "missing in"  # several set it; the roles named could but do not
+
+
+@dataclass(frozen=True)
+class Status:
+    """A row's verdict and the roles it names; its text is what tables and CSV show."""
+
+    verdict: Verdict
+    roles: tuple[str, ...] = ()
+    renamed: bool = False  # ArduPilot renamed it between the sources' firmware versions
+
+    def __str__(self) -> str:
+        text = " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
+        if not self.renamed:
+            return text
+        return "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
+
+    def __lt__(self, other: Status) -> bool:  # tables sort statuses as their text reads
+        return str(self) < str(other)
+
+
+SAME = Status(Verdict.SAME)
+DIFFERS = Status(Verdict.DIFFERS)
+NOT_REPRESENTABLE = Status(Verdict.NOT_REPRESENTABLE)
+RENAMED = Status(Verdict.SAME, renamed=True)  # values agree once the old one is converted
+RENAMED_DIFFERS = Status(Verdict.DIFFERS, renamed=True)
 ABSENT = "—"
 NR = "n/r"
 FORMATS = ("text", "markdown", "csv", "json")
@@ -33,7 +58,7 @@ FORMATS = ("text", "markdown", "csv", "json")
 class Row(NamedTuple):
     """What the table says about one name, beside the sources' values."""
 
-    status: str
+    status: Status
     category: str
     display_name: str
 
@@ -67,7 +92,7 @@ class Comparison:
             {
                 "name": names,
                 **columns,
-                "status": [r.status for r in self.rows.values()],
+                "status": [str(r.status) for r in self.rows.values()],
                 "category": [r.category for r in self.rows.values()],
                 "display_name": [r.display_name for r in self.rows.values()],
             }
@@ -108,6 +133,10 @@ class Comparison:
         """``SR0_EXTRA1 → MAV1_EXTRA1`` for a renamed row, else the name."""
         pairing = self.renames.get(name)
         return f"{pairing.rename.old} → {name}" if pairing else name
+
+    def renamed_from(self, name: str) -> Rename | None:
+        pairing = self.renames.get(name)
+        return pairing.rename if pairing else None
 
     def cell(self, role: str, name: str) -> str:
         """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``;
@@ -166,7 +195,7 @@ class Comparison:
         return out
 
 
-def _status(values: dict[str, float | None], capable: list[str]) -> str:
+def _status(values: dict[str, float | None], capable: list[str]) -> Status:
     present = {r: v for r, v in values.items() if v is not None}
     vals = list(present.values())
     if any(not same_value(vals[0], v) for v in vals[1:]):
@@ -174,14 +203,8 @@ def _status(values: dict[str, float | None], capable: list[str]) -> str:
     if len(present) == len(capable):
         return SAME if len(capable) > 1 else NOT_REPRESENTABLE
     if len(present) == 1:
-        return ONLY_IN + next(iter(present))
-    return MISSING_IN + ", ".join(r for r in capable if r not in present)
-
-
-def _renamed_status(status: str) -> str:
-    if status == SAME:
-        return RENAMED
-    return RENAMED_DIFFERS if status == DIFFERS else f"{RENAMED}, {status}"
+        return Status(Verdict.ONLY_IN, (next(iter(present)),))
+    return Status(Verdict.MISSING_IN, tuple(r for r in capable if r not in present))
 
 
 def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
@@ -197,7 +220,7 @@ def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
         if m is not None and (info := m.get(name)) is not None:
             break
     return Row(
-        _renamed_status(status) if name in comp.renames else status,
+        Status(status.verdict, status.roles, renamed=name in comp.renames),
         classifier.classify(name)[0] if classifier else "",
         info.display_name if info else "",
     )
@@ -237,7 +260,7 @@ def select(
 ) -> list[str]:
     names = []
     for name, (st, cat, _) in comp.rows.items():
-        if only_differences and st in (SAME, RENAMED):
+        if only_differences and st.verdict is Verdict.SAME:  # renamed rows that agree too
             continue
         if categories and cat not in categories:
             continue
@@ -247,168 +270,3 @@ def select(
             continue
         names.append(name)
     return names
-
-
-def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
-    return [
-        [comp.shown_name(name), *(comp.cell(r, name) for r in comp.roles), *comp.rows[name]]
-        for name in names
-    ]
-
-
-def render(
-    comp: Comparison,
-    fmt: str = "text",
-    names: list[str] | None = None,
-    title: str | None = None,
-    preamble: bool = True,
-) -> Iterator[str]:
-    """Lines of the comparison in ``fmt`` (text, markdown, csv, json).
-
-    ``preamble=False`` leaves out the title, version lines and counts (the report has its own).
-    """
-    names = list(comp.rows) if names is None else names
-    if fmt == "json":
-        yield from _render_json(comp, names)
-        return
-    if fmt == "csv":
-        yield from _render_csv(comp, names)
-        return
-    from .texttable import table
-
-    headers = ["name", *comp.roles, "status", "category", "display_name"]
-    md = fmt == "markdown"
-    if preamble:
-        yield from _preamble(comp, names, title, md)
-    yield from table(headers, _rows(comp, names), md)
-    if comp.facts:
-        yield ""
-        yield "### Not representable as parameters" if md else "Not representable as parameters:"
-        yield ""
-        facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
-        yield from table(["source", "subject", "key", "value", "where"], facts, md)
-    overridden = [
-        [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
-        for r in comp.roles
-        for name in names
-        if (p := comp.param(r, name)) is not None and p.overrides
-    ]
-    if overridden:
-        yield ""
-        title = "Set again by a later included file (the later setting wins)"
-        yield f"### {title}" if md else f"{title}:"
-        yield ""
-        yield from table(["source", "name", "wins", "replaced"], overridden, md)
-    if comp.warnings:
-        yield ""
-        yield "### Warnings" if md else "Warnings:"
-        yield ""
-        for role, w in comp.warnings:
-            yield f"- {role}: {w}" if md else f"  {role}: {w}"
-
-
-def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -> Iterator[str]:
-    if title:
-        yield f"## {title}" if md else title
-        yield ""
-    for line in comp.version_lines():
-        yield f"- {line}" if md else line
-    yield ""
-    counts = Counter(comp.rows[n].status for n in names)
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    yield f"{len(names)} parameters shown: {summary or 'none'}"
-    yield ""
-
-
-def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["name", *comp.roles, "status", "category", "display_name", "renamed_from"])
-    for name in names:
-        row = [name]
-        for r in comp.roles:
-            p = comp.param(r, name)
-            row.append(format_value(p.value) if p else "")  # as the source states it
-        pairing = comp.renames.get(name)
-        row += [*comp.rows[name], pairing.rename.old if pairing else ""]
-        writer.writerow(row)
-    yield from buf.getvalue().splitlines()
-
-
-def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
-    out: dict[str, Any] = {
-        "sources": [
-            {
-                "role": s.role,
-                "file": s.file.file,
-                "format": s.file.format,
-                "repo": s.repo,
-                "commit": s.commit,
-                "sha256": s.sha256,
-                "version": s.version,
-                "metadata": s.metadata.file if s.metadata else None,
-            }
-            for s in comp.sources
-        ],
-        "versions": comp.version_lines(),
-        "parameters": [],
-        "facts": [
-            {
-                "source": r,
-                "subject": f.subject,
-                "key": f.key,
-                "value": f.value,
-                "file": f.file,
-                "line": f.line,
-            }
-            for r, f in comp.facts
-        ],
-        "warnings": [
-            {"source": r, "file": w.file, "line": w.line, "message": w.message}
-            for r, w in comp.warnings
-        ],
-    }
-    for name in names:
-        values = {r: _value_json(comp, r, name) for r in comp.roles}
-        pairing = comp.renames.get(name)
-        out["parameters"].append(
-            {
-                "name": name,
-                **({"renamed_from": _rename_json(pairing.rename)} if pairing else {}),
-                "values": values,
-                "status": comp.rows[name].status,
-                "category": comp.rows[name].category,
-                "display_name": comp.rows[name].display_name,
-            }
-        )
-    yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
-
-
-def _value_json(comp: Comparison, role: str, name: str) -> dict[str, Any] | str | None:
-    p = comp.param(role, name)
-    if p is None:
-        return None if comp.source(role).file.can_represent(name) else NR
-    return {
-        "name": p.name,
-        "value": p.value,
-        **({"converted": comp.value(role, name)} if p.name != name else {}),
-        "text": p.text,
-        "label": comp.cell(role, name),
-        "file": p.file,
-        "line": p.line,
-        **({"note": p.note} if p.note else {}),
-        **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
-        **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
-    }
-
-
-def _rename_json(rename: Rename) -> dict[str, Any]:
-    return {
-        "name": rename.old,
-        "since": rename.since,
-        "conversion": rename.conversion.describe(),
-        "source": rename.source,
-    }

@@ -8,14 +8,13 @@ stays attached to the file and appears in every report).
 
 from __future__ import annotations
 
-import math
 import posixpath
 import re
-import struct
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 
-from .errors import InputError
+from ..errors import InputError
+from ..model.params import Diagnostic, Origin, Param, ParamFile
+from ..model.values import check_name, format_value, parse_number, same_value
 
 NAME_RE = re.compile(r"^[A-Z][A-Z_0-9]*$")
 NAME_MAX = 16
@@ -37,144 +36,7 @@ QGC_TYPES = {1: "UINT8", 2: "INT8", 3: "UINT16", 4: "INT16", 5: "UINT32", 6: "IN
 PARAM_TEXT_FORMATS = ("params", "mp", "qgc", "blueos")
 
 
-@dataclass(frozen=True)
-class Origin:
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter as a source states it."""
-
-    name: str
-    value: float
-    text: str
-    file: str
-    line: int
-    comment: str = ""
-    mav_type: int | None = None
-    note: str = ""  # how the value was derived (SDF rows)
-    chain: tuple[Origin, ...] = ()  # the %include lines that led to this file
-    overrides: tuple[tuple[Origin, str], ...] = ()  # earlier settings this one replaced
-
-    @property
-    def origin(self) -> Origin:
-        return Origin(self.file, self.line)
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    file: str
-    line: int
-    message: str
-    fix: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message} — {self.fix}"
-
-    def error(self) -> InputError:
-        return InputError(self.message, self.fix, file=self.file, line=self.line)
-
-
-@dataclass(frozen=True)
-class Fact:
-    """Something a source says that has no parameter equivalent (e.g. an SDF joint type)."""
-
-    subject: str
-    key: str
-    value: str
-    file: str
-    line: int
-    note: str = ""
-
-
-@dataclass
-class ParamFile:
-    file: str
-    format: str
-    params: dict[str, Param] = field(default_factory=dict)
-    header: dict[str, str] = field(default_factory=dict)
-    warnings: list[Diagnostic] = field(default_factory=list)
-    facts: list[Fact] = field(default_factory=list)
-    # Names this source is able to express; None means any parameter (a params file).
-    representable: frozenset[str] | None = None
-
-    def can_represent(self, name: str) -> bool:
-        return self.representable is None or name in self.representable
-
-    def includes_used(self) -> bool:
-        """Whether any row came from a file this one %includes."""
-        return any(p.file != self.file for p in self.params.values())
-
-
 # --------------------------------------------------------------------------- helpers
-
-
-_F32 = struct.Struct("<f")
-
-
-def float32(x: float) -> float:
-    """The value ArduPilot would store (it keeps every parameter as float32)."""
-    try:
-        return float(_F32.unpack(_F32.pack(x))[0])
-    except OverflowError:
-        return math.copysign(math.inf, x)
-
-
-def same_value(a: float, b: float) -> bool:
-    """Equal as ArduPilot would store them: float32, within two float32 ulps."""
-    if a == b:
-        return True
-    fa, fb = float32(a), float32(b)
-    return fa == fb or math.isclose(fa, fb, rel_tol=2.0**-22, abs_tol=1e-12)
-
-
-def format_value(x: float) -> str:
-    """The shortest decimal that reads back as the same float32, written as a person would."""
-    if x == int(x) and abs(x) < 2**53:
-        return str(int(x))
-    target = float32(x)
-    for digits in range(1, 18):
-        text = f"{x:.{digits}g}"
-        if float32(float(text)) == target:
-            break
-    if "e" in text or "E" in text:
-        text = f"{float(text):.20f}".rstrip("0").rstrip(".")
-    return text
-
-
-def check_name(name: str) -> tuple[str, str] | None:
-    """(problem, fix) when ``name`` is not an ArduPilot parameter name."""
-    if len(name) > NAME_MAX:
-        return (
-            f"name '{name}' is {len(name)} characters; ArduPilot names are at most {NAME_MAX} "
-            "and its loader would silently skip this line",
-            "correct the name against the firmware's parameter list",
-        )
-    if not NAME_RE.match(name):
-        return (
-            f"name '{name}' is not a parameter name (upper-case letters, digits and _, "
-            "starting with a letter)",
-            "correct the name; ArduPilot would silently ignore it",
-        )
-    return None
-
-
-def parse_number(text: str) -> tuple[float | None, str | None]:
-    """(value, None) or (None, problem)."""
-    if NUMBER_RE.match(text):
-        value = float(text)
-        if math.isfinite(value) and math.isfinite(float32(value)):
-            return value, None
-        return None, f"value '{text}' does not fit a float32 parameter"
-    low = text.lower().lstrip("+-")
-    if low in ("nan", "inf", "infinity"):
-        return None, f"value '{text}' is not a finite number"
-    return None, f"value '{text}' is not a number"
 
 
 def decode(data: bytes, file: str) -> list[str]:
