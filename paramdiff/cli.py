@@ -208,6 +208,12 @@ def _print_comparison(comp: Any, table: TableOptions, title: str | None) -> None
     _echo_lines(render(comp, table.fmt, names, title))
 
 
+def _warn(message: str | None) -> None:
+    """A warning on stderr, so it never mixes with output written to stdout."""
+    if message:
+        click.echo(f"warning: {message}", err=True)
+
+
 def _emit(lines: Iterable[str], output: Any, check: bool) -> None:
     """The one sink switch: stdout, --check against a file, or an atomic write."""
     from .render.sinks import emit
@@ -256,13 +262,16 @@ def show(
     file: Path, input_format: str, lenient: bool, as_format: str | None, table: TableOptions
 ) -> None:
     """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
+    from .model.types import qgc_types
     from .parse.local import local_source
     from .parse.params import write_rows
     from .stages.compare import compare
 
     src = local_source(file, input_format, lenient)
     if as_format:
-        _echo_lines(write_rows(src.file.params.values(), as_format))
+        qgc = qgc_types(src.file.params.values()) if as_format == "qgc" else None
+        _warn(qgc.warning() if qgc else None)
+        _echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
         return
     _print_comparison(compare([src]), table, None)
 
@@ -289,16 +298,18 @@ def compare() -> None:
 
 
 @compare.command("three-way")
-@_pin_context
+@_profile_pin
 @click.option("--lenient", is_flag=True, help="Turn bad lines into warnings.")
 @_table
-def three_way(pin: PinContext, lenient: bool, table: TableOptions) -> None:
+def three_way(
+    options: Options, profile: str | None, pin: str | None, lenient: bool, table: TableOptions
+) -> None:
     """hardware vs sitl vs sitl_models for a pin."""
-    from .project import THREE_WAY
+    from .project import THREE_WAY, PinContext
 
-    pin.lenient = lenient
-    title = f"{pin.profile.name} {pin.pin}: hardware vs sitl vs sitl_models"
-    _print_comparison(pin.compare(list(THREE_WAY)), table, title)
+    ctx = PinContext(options, profile, pin, lenient=lenient)
+    title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
+    _print_comparison(ctx.compare(list(THREE_WAY)), table, title)
 
 
 @compare.command("pins")
@@ -334,8 +345,10 @@ def pins(
 )
 def derive(pin: PinContext, output: Path | None, fmt: str, check: bool) -> None:
     """Write the SITL parameter file: hardware + overlay, with provenance."""
-    from .render.params import render
+    from .render.params import derived_qgc_types, render
 
+    if fmt == "qgc":
+        _warn(derived_qgc_types(pin.derived).warning())
     _emit(render(pin.derived, fmt), pin.derived_output(output, fmt), check)
 
 

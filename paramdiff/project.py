@@ -12,7 +12,7 @@ from .config.lock import Lock, read_lock
 from .config.overlay import Overlay, load_overlay
 from .config.sources import PARAM_FORMATS, Config, Profile, SourceSpec, load_config
 from .errors import ConfigError, DriftError, UsageError
-from .model.metadata import Metadata, parse_pdef
+from .model.metadata import Metadata, firmware_of, parse_pdef
 from .model.params import ParamFile
 from .model.source import Source
 from .parse.any import parse_any, parse_names
@@ -78,14 +78,16 @@ class Options:
 class PinContext:
     """Everything about one profile's pin: specs, locked bytes, parsed sources, metadata."""
 
-    def __init__(self, options: Options, profile: str | None, pin: str | None) -> None:
+    def __init__(
+        self, options: Options, profile: str | None, pin: str | None, lenient: bool = False
+    ) -> None:
         self.options = options
         self.config = options.config
         self.profile: Profile = self.config.profile(profile)
         self.pin, self.specs = self.profile.pin(pin)
         self._fetched: dict[str, FetchedRole] = {}
         self._sources: dict[str, Source] = {}
-        self.lenient = False  # --lenient: every source's bad lines become warnings
+        self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
 
     # -- bytes
@@ -177,9 +179,11 @@ class PinContext:
             joint_roles=self.profile.joint_roles,
             read_include=read_include,
         )
+        firmware = spec.firmware or firmware_of(parsed.header.get("Version"))
         src = Source(
             role=role,
             file=parsed,
+            metadata=self.metadata_for(firmware),
             repo=spec.repo,
             commit=f.entry.commit,
             path=spec.path,
@@ -188,7 +192,6 @@ class PinContext:
             declared_version=spec.firmware,
             includes=f.entry.includes,
         )
-        src.metadata = self.metadata_for(spec.firmware or src.firmware)
         self._sources[role] = src
         return src
 

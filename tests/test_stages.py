@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from paramdiff.config.overlay import parse_overlay
-from paramdiff.config.sources import Category, Profile, ScriptParams
+from paramdiff.config.sources import Profile
+from paramdiff.model.categories import Category, ScriptParams
 from paramdiff.model.metadata import parse_pdef
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source

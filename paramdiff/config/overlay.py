@@ -17,10 +17,11 @@ from typing import Any
 
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError
+from ..model.categories import compile_globs
 from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
-from .sources import check_keys, compile_globs
+from .sources import check_keys
 from .yamlfile import YamlDoc, load_yaml
 
 

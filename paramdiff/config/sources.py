@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import ConfigError
+from ..model.categories import Category, ScriptParams
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
@@ -44,22 +45,6 @@ class SourceSpec:
 
     def describe(self, ref: str | None = None) -> str:
         return f"{self.role} ({self.repo}@{ref or self.ref} {self.path})"
-
-
-@dataclass(frozen=True)
-class Category:
-    name: str
-    rule: str
-    params: tuple[str, ...] = ()
-    calibration_list: bool = False
-    metadata_flags: tuple[str, ...] = ()
-    script_defined: bool = False
-
-
-@dataclass(frozen=True)
-class ScriptParams:
-    params: str
-    reason: str
 
 
 @dataclass
@@ -215,13 +200,6 @@ def _str(doc: YamlDoc, path: KeyPath, value: Any) -> str:
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise doc.error(path, f"'{key_name(path)}' must be text", "write a single value")
     return str(value)
-
-
-def compile_globs(globs: tuple[str, ...]) -> re.Pattern[str]:
-    """One compiled pattern for a list of name globs (fnmatch syntax, case-sensitive)."""
-    import fnmatch
-
-    return re.compile("|".join(fnmatch.translate(g) for g in globs) or r"(?!)")
 
 
 def _globs(doc: YamlDoc, path: KeyPath, value: Any) -> tuple[str, ...]:

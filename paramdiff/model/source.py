@@ -9,7 +9,7 @@ from .metadata import Metadata, firmware_of
 from .params import ParamFile
 
 
-@dataclass
+@dataclass(frozen=True)
 class Source:
     """One side of a compare: a parsed file with its role and its firmware's metadata."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..errors import InputError
 from ..model.params import Diagnostic, Origin, Param, ParamFile
@@ -369,19 +369,25 @@ def include_paths(data: bytes, file: str) -> list[str]:
 # --------------------------------------------------------------------------- writing
 
 
-def qgc_type(param: Param) -> int:
+def qgc_type(param: Param, types: Mapping[str, int] | None = None) -> int:
+    """The row's MAV_PARAM_TYPE: from ``types`` (model.types.qgc_types, which reports the names
+    it could not type), else the row's own, else guessed from the value."""
+    if types is not None and param.name in types:
+        return types[param.name]
     if param.mav_type is not None:
         return param.mav_type
     return 6 if param.value == int(param.value) and abs(param.value) < 2**31 else 9
 
 
-def write_rows(params: Iterable[Param], fmt: str) -> Iterator[str]:
+def write_rows(
+    params: Iterable[Param], fmt: str, types: Mapping[str, int] | None = None
+) -> Iterator[str]:
     """Lines of a parameter file in ``fmt`` (params, mp or qgc); no header."""
     for p in params:
         value = format_value(p.value)
         if fmt == "mp":
             yield f"{p.name},{value}"
         elif fmt == "qgc":
-            yield f"1\t1\t{p.name}\t{value}\t{qgc_type(p)}"
+            yield f"1\t1\t{p.name}\t{value}\t{qgc_type(p, types)}"
         else:
             yield f"{p.name:<16} {value}"

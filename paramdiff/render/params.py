@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from ..errors import ConfigError
 from ..model.params import Param
 from ..model.source import Source
+from ..model.types import QgcTypes, qgc_types
 from ..model.values import format_value
-from ..parse.params import qgc_type
+from ..parse.params import write_rows
 from ..stages.derive import DERIVE_FORMATS, Derived, Line
 
 
@@ -62,6 +63,21 @@ def _where(ln: Line, base: Source) -> str:
     return f"{rel}:{ln.shipped.line}"
 
 
+def derived_rows(d: Derived) -> list[Param]:
+    """One Param per line of the derived file; a delta keeps its shipped row (and so its type)."""
+    return [
+        Param(ln.name, ln.value, format_value(ln.value), "", 0, mav_type=ln.shipped.mav_type)
+        if ln.shipped
+        else Param(ln.name, ln.value, format_value(ln.value), "", 0)
+        for ln in d.lines
+    ]
+
+
+def derived_qgc_types(d: Derived) -> QgcTypes:
+    """The QGC type column of the derived file, and the names nothing pinned types."""
+    return qgc_types(derived_rows(d))
+
+
 def render(d: Derived, fmt: str = "params") -> Iterator[str]:
     """The derived file's lines in ``fmt``: params (sim_vehicle/MAVProxy), mp or qgc."""
     if fmt not in DERIVE_FORMATS:
@@ -74,9 +90,7 @@ def render(d: Derived, fmt: str = "params") -> Iterator[str]:
             yield f"# {text}".rstrip()
         yield "#"
         yield "# Vehicle-Id Component-Id Name Value Type"
-        for ln in d.lines:
-            p = ln.shipped or Param(ln.name, ln.value, "", "", 0)
-            yield f"1\t1\t{ln.name}\t{format_value(ln.value)}\t{qgc_type(p)}"
+        yield from write_rows(derived_rows(d), "qgc", derived_qgc_types(d).types)
         return
     for text in _header(d, fmt):
         yield f"# {text}".rstrip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 
-from ..config.sources import Category, ScriptParams, compile_globs
+from ..model.categories import Category, ScriptParams, compile_globs
 from ..model.metadata import Metadata
 
 UNKNOWN = "unknown"
