@@ -24,6 +24,17 @@ from .stages.derive import Derived
 from .stages.validate import ERROR, validate
 
 
+@dataclass(frozen=True)
+class Located:
+    """A finding with the file and line to fix (for CI annotations); file relative to the
+    project root, line None when the whole file is meant."""
+
+    finding: str
+    fix: str
+    file: str | None
+    line: int | None
+
+
 @dataclass
 class CheckOutcome:
     findings: list[str] = field(default_factory=list)
@@ -31,11 +42,27 @@ class CheckOutcome:
     passed: list[str] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    located: list[Located] = field(default_factory=list)
 
-    def fail(self, finding: str, fix: str) -> None:
+    def fail(
+        self, finding: str, fix: str, file: str | None = None, line: int | None = None
+    ) -> None:
         self.findings.append(finding)
+        self.located.append(Located(finding, fix, file, line))
         if fix not in self.fixes:
             self.fixes.append(fix)
+
+
+def first_difference(path: Path, lines: list[str]) -> int:
+    """The 1-based line where ``path`` first differs from ``lines`` (1 when it is missing)."""
+    try:
+        have = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return 1
+    for i, (a, b) in enumerate(zip(have, lines, strict=False), start=1):
+        if a != b:
+            return i
+    return min(len(have), len(lines)) + 1
 
 
 def check_contexts(
@@ -54,9 +81,16 @@ def check_contexts(
 
 
 def check_project(
-    options: Options, profile: str | None, pin: str | None, models: list[Path]
+    options: Options,
+    profile: str | None,
+    pin: str | None,
+    models: list[Path],
+    annotate: bool = False,
 ) -> Iterator[str]:
-    """`paramdiff check`: lines to print; raises DriftError naming every finding and fix."""
+    """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
+
+    ``annotate``: each finding also as a GitHub ``::error`` line on the file and line to fix.
+    """
     findings: list[str] = []
     fixes: list[str] = []
     for ctx in check_contexts(options, profile, pin, models):
@@ -65,11 +99,33 @@ def check_project(
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
         yield from (diff.rstrip("\n") for diff in outcome.diffs)
+        if annotate:
+            yield from github_annotations(options.root, where, outcome)
         findings += [f"{where}: {f}" for f in outcome.findings]
         fixes += [f for f in outcome.fixes if f not in fixes]
     if findings:
         raise DriftError(findings, "; ".join(fixes))
     yield "check passed"
+
+
+def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
+    """``::error`` lines, each path relative to the working directory (the repository root
+    in a workflow), so GitHub puts it on the file in the pull request."""
+    import os
+
+    from .render.github import annotation
+
+    for loc in outcome.located:
+        file = None
+        if loc.file:
+            path = Path(loc.file)
+            file = path if path.is_absolute() else Path(os.path.relpath(root / path))
+        yield annotation(
+            f"{loc.finding} — {loc.fix}",
+            file=file.as_posix() if file else None,
+            line=loc.line,
+            title=f"paramdiff check ({label})",
+        )
 
 
 def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
@@ -79,7 +135,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     try:
         derived = ctx.derived
     except StaleOverlayError as exc:
-        out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay")
+        out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay", exc.file, exc.line)
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     _outputs_up_to_date(ctx, derived, out)
@@ -95,7 +151,8 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
         try:
             require_entry(ctx.lock, ctx.profile.name, ctx.pin, spec)
         except ConfigError as exc:
-            out.fail(exc.what, fix)
+            # The role's entry in sources.yaml is what changed; fetch --update follows it.
+            out.fail(exc.what, fix, ctx.config.file, spec.line)
     if not out.findings:
         out.passed.append("sources.lock matches sources.yaml")
     return not out.findings
@@ -103,22 +160,32 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
 
 def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
     root = ctx.config.root
-    result = check_file(root / derived.target, render_params(derived), derived.target)
+    lines = list(render_params(derived))
+    result = check_file(root / derived.target, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
     else:
-        out.fail(f"{derived.target} differs from what derive writes", derived.regenerate)
+        line = first_difference(root / derived.target, lines)
+        out.fail(
+            f"{derived.target} differs from what derive writes",
+            derived.regenerate,
+            derived.target,
+            line,
+        )
         out.diffs.append(result.diff)
     report_path = ctx.profile.report_path(ctx.pin)
     if not report_path:
         return
-    result = check_file(root / report_path, render_report(ctx.report_inputs()), report_path)
+    report = list(render_report(ctx.report_inputs()))
+    result = check_file(root / report_path, report, report_path)
     if result.up_to_date:
         out.passed.append(f"{report_path} is up to date")
     else:
         out.fail(
             f"{report_path} differs from what report writes",
             f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
+            report_path,
+            first_difference(root / report_path, report),
         )
         out.diffs.append(result.diff)
 
@@ -129,7 +196,12 @@ def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
     problems = validate(ctx.derived_source.file, ctx.metadata, ctx.classifier())
     errors = [p for p in problems if p.severity == ERROR]
     for p in errors:
-        out.fail(f"validate: {p}", f"fix the value with a delta in {derived.overlay.file}")
+        out.fail(
+            f"validate: {p}",
+            f"fix the value with a delta in {derived.overlay.file}",
+            derived.target,
+            p.param.line,
+        )
     advisory = [p for p in problems if p.severity != ERROR]
     if advisory:
         out.warnings.append(
@@ -150,6 +222,8 @@ def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) 
             f"layers: {f}",
             f"carry {f.effective.name} in the derived file (select it "
             f"in {derived.overlay.file}) or add a delta with a reason",
+            derived.overlay.file,
+            1,
         )
     if not run.flags:
         out.passed.append(f"no frame default of {run.layers.frame} survives unchosen")
@@ -157,7 +231,7 @@ def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) 
 
 def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
     params = derived.params()
-    for name, file, data in _target_models(ctx, models):
+    for name, file, data, local in _target_models(ctx, models):
         channels, _ = read_channels(data, file)
         findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
         for finding in findings:
@@ -166,21 +240,23 @@ def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: Ch
                 f"{name}: {finding}{in_model}",
                 f"fix the <control> blocks of {name} (jointName, servo_min/servo_max, "
                 f"offset, multiplier sign) or add a delta in {derived.overlay.file}",
+                file if local else derived.overlay.file,
+                None if local else 1,
             )
         if not findings:
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
 
 
-def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes]]:
-    """(label, file, bytes) of the profile's target models — pinned sdf roles or paths in
-    this repository — then of each --model file."""
-    out: list[tuple[str, str, bytes]] = []
+def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes, bool]]:
+    """(label, file, bytes, in this repository) of the profile's target models — pinned sdf
+    roles or paths in this repository — then of each --model file."""
+    out: list[tuple[str, str, bytes, bool]] = []
     for target in ctx.profile.target_models:
         if target in ctx.specs:
             f = ctx.fetched([target])[target]
-            out.append((f"{target} ({f.spec.repo}:{f.spec.path})", f.spec.path, f.data))
+            out.append((f"{target} ({f.spec.repo}:{f.spec.path})", f.spec.path, f.data, False))
         else:
-            out.append((target, target, read_local(ctx.config.root / target)))
+            out.append((target, target, read_local(ctx.config.root / target), True))
     for p in extra:
-        out.append((p.as_posix(), p.as_posix(), read_local(p)))
+        out.append((p.as_posix(), p.as_posix(), read_local(p), True))
     return out

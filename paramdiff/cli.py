@@ -372,12 +372,21 @@ def report(pin: PinContext, output: Path | None, check: bool) -> None:
     help="Also check this Gazebo model's channels against the derived file.",
 )
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; kept for old scripts
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github"]),
+    default="text",
+    show_default=True,
+    help="github: each failure also as an ::error annotation on the file and line to fix.",
+)
 def check(
     options: Options,
     profile: str | None,
     pin: str | None,
     models: tuple[Path, ...],
     all_profiles: bool,
+    fmt: str,
 ) -> None:
     """Everything CI needs: lock, overlay, derived file, report, models, layers.
 
@@ -385,7 +394,72 @@ def check(
     """
     from .check import check_project
 
-    _echo_lines(check_project(options, None if all_profiles else profile, pin, list(models)))
+    profile = None if all_profiles else profile
+    _echo_lines(check_project(options, profile, pin, list(models), annotate=fmt == "github"))
+
+
+@main.command()
+@click.argument("base", required=False)
+@_location
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="markdown (at most 60,000 characters: fits a PR comment) or json (everything).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE."
+)
+def review(options: Options, base: str | None, fmt: str, output: Path | None) -> None:
+    """What this branch changes since BASE (default: the merge base with the default branch).
+
+    Per profile: roles moved, upstream parameters changed, overlay deltas added, removed or
+    stale, derived lines changed with their reasons, reboots needed. Exit 1 when something
+    needs attention (a stale delta, lock, derived file or report).
+    """
+    from .errors import DriftError
+    from .files import write_atomic
+    from .render.review import render_json, render_markdown
+    from .render.sinks import join_lines
+    from .review import review as do_review
+
+    result = do_review(options, base)
+    lines = render_json(result) if fmt == "json" else render_markdown(result, base)
+    if output is None:
+        _echo_lines(lines)
+    else:
+        write_atomic(output, join_lines(lines).encode())
+    if result.needs_attention:
+        items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
+        raise DriftError([a.what for a in items], "see the review")
+
+
+@main.command()
+@click.argument("profile")
+@click.option(
+    "--derived",
+    metavar="PATH",
+    help="Where the derived file goes in this repository (default: the profile's own path).",
+)
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="Repository root to write sources.yaml in.",
+)
+def init(profile: str, derived: str | None, root: Path) -> None:
+    """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
+
+    Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
+    """
+    from .config.starter import starter, write_starter
+
+    for rel in write_starter(root, starter(profile, derived)):
+        click.echo(f"{rel} written")
+    click.echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
 
 
 @main.command()

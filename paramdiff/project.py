@@ -266,9 +266,30 @@ class PinContext:
             pin=self.pin,
             path=self.profile.derived_path(self.pin) or "",
             inputs=tuple(inputs),
+            locked=tuple(self._locked_inputs()),
             vehicle=self.profile.sitl_vehicle,
             frame=self.profile.sitl_frame,
         )
+
+    def _locked_inputs(self) -> Iterator[tuple[str, Source]]:
+        """(use, source) for every role but the overlay's base: what the derived file was
+        compared or checked against, the frame defaults, the metadata, the calibration list."""
+        profile = self.profile
+        base = self.overlay.base
+        for role, spec in self.specs.items():
+            frames = [f for f, roles in profile.frames.items() if role in roles]
+            if role == base:
+                continue
+            if spec.format == METADATA_FORMAT:
+                use = "metadata"
+            elif role == CALIBRATION_ROLE:
+                use = "categories"
+            elif frames:
+                use = f"frame defaults, {' and '.join(frames)}"
+            else:
+                use = "checked" if role in profile.target_models else "compared"
+            parsed = spec.format in PARAM_FORMATS
+            yield use, self.source(role) if parsed else self.source_meta(role)
 
     @cached_property
     def derived(self) -> Derived:

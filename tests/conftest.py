@@ -24,6 +24,15 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_MIRROR = ROOT.parent / "shared" / "upstream"
 
 
+@pytest.fixture(autouse=True)
+def _no_caller_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never depend on the caller's PARAMDIFF_* variables (a shell with
+    PARAMDIFF_MIRROR set made the git-transport tests read the mirror instead)."""
+    for name in list(os.environ):
+        if name.startswith("PARAMDIFF_"):
+            monkeypatch.delenv(name)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--without-mirror",

@@ -115,8 +115,11 @@ def test_layers_show_what_sitl_runs(offline: tuple[Path, list[str]]) -> None:
     result = invoke("layers", *loc)
     assert result.exit_code == 0, result.output
     rows = {ln.split()[0]: ln.split() for ln in result.output.splitlines() if ln[:1].isupper()}
-    # The derived file overrides the frame's outputs with the real boat's.
-    assert rows["SERVO1_FUNCTION"][:3] == ["SERVO1_FUNCTION", "74", "boat_sitl.params:29"]
+    # The derived file overrides the frame's outputs with the real boat's (at its own line,
+    # which moves with the header).
+    derived = invoke("derive", "-o", "-", *loc).output.splitlines()
+    line = 1 + next(i for i, ln in enumerate(derived) if ln.startswith("SERVO1_FUNCTION"))
+    assert rows["SERVO1_FUNCTION"][:3] == ["SERVO1_FUNCTION", "74", f"boat_sitl.params:{line}"]
     assert "73 @ rover-skid.parm:2" in " ".join(rows["SERVO1_FUNCTION"])
     # A frame default nobody overrides survives, in a category the derived file leaves out.
     assert rows["SIM_TIDE_DIR"][:3] == ["SIM_TIDE_DIR", "90", "rover.parm:4"]

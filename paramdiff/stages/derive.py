@@ -51,6 +51,8 @@ class Derived:
     frame_outputs: list[str] = field(default_factory=list)  # e.g. "SERVO1_FUNCTION 73"
     vehicle: str | None = None  # sim_vehicle.py -v
     target: str = ""
+    # Every locked input of the pin with what it is used for (the header's provenance).
+    locked: list[tuple[str, Source]] = field(default_factory=list)
 
     @property
     def regenerate(self) -> str:
@@ -68,7 +70,9 @@ class Target:
     profile: str
     pin: str
     path: str
-    inputs: tuple[Source, ...] = ()  # every locked input the header names
+    inputs: tuple[Source, ...] = ()  # the calibration list and metadata (the report's sources)
+    # (use, source) for every other locked role of the pin: compared, checked, frame defaults
+    locked: tuple[tuple[str, Source], ...] = ()
     vehicle: str | None = None  # sim_vehicle.py -v
     frame: str | None = None  # sim_vehicle.py -f
 
@@ -114,6 +118,7 @@ def build(
         frame_outputs=_output_functions(frame_defaults) if frame_defaults else [],
         vehicle=target.vehicle,
         target=target.path,
+        locked=[("values", base), *target.locked],
     )
 
 
