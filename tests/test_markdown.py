@@ -25,6 +25,7 @@ def test_markdown_tables_have_no_padding_and_escape_pipes() -> None:
     ]
     assert list(markdown_table(["a"], [], empty="Nothing.")) == ["Nothing."]
     assert list(markdown_table(["a|b"], [])) == ["| a\\|b |", "|---|"]
+    assert list(markdown_table(["a"], [["x\r\ny"]]))[2] == "| x  y |"  # CR and LF blanked
 
 
 def test_plain_text_tables_stay_aligned() -> None:

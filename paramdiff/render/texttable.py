@@ -6,7 +6,8 @@ type per cell, which costs more than the whole comparison on the BlueBoat's 1,40
 
 Markdown is the one markdown table writer of the package: no padding (a pull request comment
 holds 65,536 characters and padding was most of the report), ``|`` escaped as ``\\|`` and line
-breaks as spaces in every cell, so a value can never split a row.
+breaks (CR, LF) as spaces in every cell, so a value can never split a row. The report and
+``review`` both write through it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
 
 
 def markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A cell (or any inline text) that cannot split a table row: ``|`` escaped, CR/LF blanked."""
+    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def markdown_table(
