@@ -240,3 +240,18 @@ def test_renames_can_be_turned_off(tmp_path: Path) -> None:
     old, new = write(tmp_path, "old.params", OLD), write(tmp_path, "new.params", NEW)
     comp = compare(local_sources([old, new]), renames={})
     assert str(comp.rows["SR0_EXTRA1"].status) == "only in old.params"
+
+
+def test_review_lists_a_renamed_parameter_under_both_names_with_each_origin(
+    tmp_path: Path,
+) -> None:
+    from paramdiff.stages.review import param_changes
+
+    old, new = write(tmp_path, "old.params", OLD), write(tmp_path, "new.params", NEW)
+    comp = compare(local_sources([old, new]))
+    changes = {
+        c.name: c for c in param_changes("4.7", "hw", comp, "old.params", "new.params", None)
+    }
+    rng = changes["RNGFND1_MAX_CM → RNGFND1_MAX"]
+    assert (rng.status, rng.old, rng.new) == ("renamed, differs", "20000 → 200", "100")
+    assert rng.old_at.endswith("old.params:4") and rng.new_at.endswith("new.params:4")
