@@ -14,12 +14,11 @@ from pathlib import Path
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, StaleOverlayError, UsageError
 from .parse.local import read_local
-from .parse.sdf import read_channels
+from .parse.sdf_include import Resolver, local_resolver
 from .project import Options, PinContext
 from .render.params import render as render_params
-from .render.report import render_report
+from .render.report import render_picture, render_report, svg_path
 from .render.sinks import check_file
-from .stages.channels import channel_findings
 from .stages.derive import Derived
 from .stages.validate import ERROR, validate
 
@@ -176,18 +175,22 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
     report_path = ctx.profile.report_path(ctx.pin)
     if not report_path:
         return
-    report = list(render_report(ctx.report_inputs()))
-    result = check_file(root / report_path, report, report_path)
-    if result.up_to_date:
-        out.passed.append(f"{report_path} is up to date")
-    else:
-        out.fail(
-            f"{report_path} differs from what report writes",
-            f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
-            report_path,
-            first_difference(root / report_path, report),
-        )
-        out.diffs.append(result.diff)
+    inputs = ctx.report_inputs()
+    for path, lines in (
+        (report_path, list(render_report(inputs))),
+        (svg_path(report_path), list(render_picture(inputs))),
+    ):
+        result = check_file(root / path, lines, path)
+        if result.up_to_date:
+            out.passed.append(f"{path} is up to date")
+        else:
+            out.fail(
+                f"{path} differs from what report writes",
+                f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
+                path,
+                first_difference(root / path, lines),
+            )
+            out.diffs.append(result.diff)
 
 
 def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
@@ -230,10 +233,9 @@ def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) 
 
 
 def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
-    params = derived.params()
-    for name, file, data, local in _target_models(ctx, models):
-        channels, _ = read_channels(data, file)
-        findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
+    for name, file, data, resolve, local in _target_models(ctx, models):
+        checked = ctx.check_model(data, file, resolve)
+        channels, findings = checked.channels, checked.findings
         for finding in findings:
             in_model = f" — in the model: `{finding.fix}`" if finding.fix else ""
             out.fail(
@@ -247,16 +249,20 @@ def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: Ch
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
 
 
-def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes, bool]]:
-    """(label, file, bytes, in this repository) of the profile's target models — pinned sdf
-    roles or paths in this repository — then of each --model file."""
-    out: list[tuple[str, str, bytes, bool]] = []
+def _target_models(
+    ctx: PinContext, extra: list[Path]
+) -> list[tuple[str, str, bytes, Resolver, bool]]:
+    """(label, file, bytes, include resolver, in this repository) of the profile's target
+    models — pinned sdf roles (includes from the same commit, as locked) or paths in this
+    repository — then of each --model file (includes from sibling folders, then
+    GZ_SIM_RESOURCE_PATH)."""
+    out: list[tuple[str, str, bytes, Resolver, bool]] = []
     for target in ctx.profile.target_models:
         if target in ctx.specs:
-            f = ctx.fetched([target])[target]
-            out.append((f"{target} ({f.spec.repo}:{f.spec.path})", f.spec.path, f.data, False))
+            out.append((*ctx.pinned_model(target), False))
         else:
-            out.append((target, target, read_local(ctx.config.root / target), True))
+            path = ctx.config.root / target
+            out.append((target, target, read_local(path), local_resolver(), True))
     for p in extra:
-        out.append((p.as_posix(), p.as_posix(), read_local(p), True))
+        out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), True))
     return out

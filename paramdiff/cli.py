@@ -357,9 +357,12 @@ def derive(pin: PinContext, output: Path | None, fmt: str, check: bool) -> None:
 @_output("report")
 def report(pin: PinContext, output: Path | None, check: bool) -> None:
     """Write the markdown report for a pull request."""
-    from .render.report import render_report
+    from .render.report import render_picture, render_report, svg_output
 
-    _emit(render_report(pin.report_inputs()), pin.report_output(output), check)
+    inputs, target = pin.report_inputs(), pin.report_output(output)
+    _emit(render_report(inputs), target, check)
+    if target.path is not None:  # the top view goes next to the report that links it
+        _emit(render_picture(inputs), svg_output(target), check)
 
 
 @main.command()
@@ -470,7 +473,7 @@ def layers(pin: PinContext, frame: str | None, files: tuple[Path, ...]) -> None:
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
     from .render.layers import render_layers
 
-    _echo_lines(render_layers(*pin.layers(frame, list(files))))
+    _echo_lines(render_layers(*pin.layers(frame, list(files)), pin.metadata))
 
 
 @main.command()

@@ -19,12 +19,13 @@ from .parse.any import parse_any, parse_names
 from .parse.local import local_source
 from .parse.params import include_paths, parse_params
 from .parse.sdf import Channel, read_channels
+from .parse.sdf_include import Resolver, repo_resolver
 from .render.params import render as render_params
 from .render.report import ReportInputs
 from .render.sinks import Output, join_lines, output_for
-from .stages.channels import channel_findings
 from .stages.classify import Classifier
 from .stages.derive import Derived, Target, build
+from .stages.geometry import ModelCheck, check_model, sitl_params
 from .stages.history import update_hint, value_history
 from .stages.layers import Flag, Layers, SitlRun, sitl_run, stack, unchosen
 from .stages.validate import ERROR, validate
@@ -39,7 +40,12 @@ METADATA_FORMAT = "pdef"
 
 
 def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
-    """Include finder for fetch: BlueOS include-format files pull in others at the same commit."""
+    """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
+    model://NAME``) pull in others at the same commit."""
+    if spec.format == "sdf":
+        from .parse.sdf_include import repo_include_paths
+
+        return repo_include_paths(path, data)
     if spec.format != "blueos":
         return []
     return include_paths(data, path)
@@ -330,20 +336,44 @@ class PinContext:
         models = self.fetched([role])[role]
         return read_channels(models.data, models.spec.path)[0]
 
+    def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
+        """A pinned sdf role: label, repository path, bytes, and its locked includes."""
+        f = self.fetched([role])[role]
+        label = f"{role} ({f.spec.repo}:{f.spec.path})"
+        return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
+
+    @cached_property
+    def sitl_params(self) -> dict[str, float]:
+        """What SITL runs: the frame defaults, then the derived file (last wins)."""
+        return sitl_params(self.derived, self.sitl_run)
+
+    def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
+        """One model's channels, read from its geometry, against what SITL runs."""
+        return check_model(
+            data,
+            file,
+            resolve,
+            self.sitl_params,
+            self.profile.joint_roles,
+            self.profile.sitl_vehicle,
+            self.metadata,
+        )
+
     def report_inputs(self) -> ReportInputs:
         derived = self.derived
-        channels = self.model_channels()
-        findings = channel_findings(
-            channels, derived.params(), self.profile.joint_roles, self.metadata
-        )
+        _, file, data, resolve = self.pinned_model("sitl_models")
+        model = self.check_model(data, file, resolve)
         return ReportInputs(
             self.profile,
             self.pin,
             self.compare(list(THREE_WAY)),
             derived,
-            channels,
-            findings,
+            model.channels,
+            model.findings,
             self.sitl_run,
+            model.geometry,
+            self.metadata,
+            self.metadata_by_firmware,
         )
 
     # -- what the commands write, and where

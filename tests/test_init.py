@@ -28,7 +28,7 @@ def test_package_data_is_this_repositorys_profiles() -> None:
     assert shipped("sources.yaml") == (ROOT / "sources.yaml").read_bytes()
     for overlay in (ROOT / "overlays").glob("*.yaml"):
         assert shipped(f"overlays/{overlay.name}") == overlay.read_bytes(), overlay.name
-    assert shipped_profiles() == ["blueboat", "bluerov2_heavy"]
+    assert shipped_profiles() == ["blueboat", "bluerov2_heavy", "holybro_x500"]
 
 
 def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
@@ -47,6 +47,7 @@ def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
     assert sorted(p.relative_to(data).as_posix() for p in data.rglob("*.yaml")) == [
         "overlays/blueboat_sitl.yaml",
         "overlays/bluerov2_heavy_sitl.yaml",
+        "overlays/holybro_x500_sitl.yaml",
         "renames.yaml",  # the renames compare pairs (paramdiff/stages/renames.py)
         "sources.yaml",
     ]
@@ -96,7 +97,7 @@ def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:
         (
             ["no_such_boat"],
             "Error: paramdiff ships no profile 'no_such_boat' — use one of: blueboat, "
-            "bluerov2_heavy",
+            "bluerov2_heavy, holybro_x500",
         ),
         (
             ["blueboat", "--derived", "../elsewhere.params"],

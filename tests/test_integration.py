@@ -108,8 +108,10 @@ def test_check_against_sitl_models_fails_channel_by_channel(
     out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
     assert out.exit_code == 1
     assert (
-        "channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73 "
-        "(ThrottleLeft), but SERVO1_FUNCTION is 74 (ThrottleRight)"
+        "channel 0 (motor_port_joint, SERVO1): geometry: drives motor_port_joint, the port "
+        "thruster (link motor_port_link at (x -0.488, y +0.295, z -0.272) m, Gazebo model frame: "
+        "x forward, y left, z up), which ArduPilot drives as 73 (ThrottleLeft); parameters: "
+        "SERVO1_FUNCTION is 74 (ThrottleRight)"
     ) in out.output
     assert (
         "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX "
@@ -347,3 +349,112 @@ def test_arming_check_converts_as_the_4_7_firmware_did_on_the_real_boat(
     pdef = next(mirror.glob("*/Rover-4.6/apm.pdef.json"))
     meta = parse_pdef(pdef.read_bytes(), str(pdef), "4.6").get("ARMING_CHECK")
     assert arming_checks_to_skips(4124, meta) == 1043938
+
+
+IRIS = "shared/upstream/raw/ArduPilot/ardupilot_gazebo/082a0fe231f6e63bc8d1598f1cba461d9e2ea7f5"
+BLUEBOAT = (
+    "shared/upstream/raw/ArduPilot/SITL_Models/b2fbaefe57ecc28cc219c0cdc6670adde124cc9e/"
+    "Gazebo/models/blueboat/model.sdf"
+)
+
+
+def test_lock_records_the_included_iris_model(checkout: tuple[Path, list[str]]) -> None:
+    base, _ = checkout
+    lock = (base / "sources.lock").read_text()
+    entry = lock.split("  holybro_x500:", 1)[1].split("      sitl_models:", 1)[1]
+    assert entry.split("path: models/iris_with_ardupilot/model.sdf")[0].endswith(
+        "- blob: ce0cc3a6d043e2842a92090cac40b18fc8fc834f\n"
+        "          path: models/iris_with_standoffs/model.sdf\n"
+        "          sha256: 2c4e8ccf4385f329af905cce1cbceff96656da4ace9353c0ec6ca09df3c442d0\n"
+        "          size: 13490\n        "
+    )
+
+
+def iris_copy(dest: Path, swap: bool) -> Path:
+    """The two iris models in a folder of their own; ``swap`` flips the multiplier signs of
+    rotor 0 (Motor1, CCW) and rotor 2 (Motor3, CW)."""
+    for name in ("iris_with_ardupilot", "iris_with_standoffs"):
+        shutil.copytree(ROOT.parent / IRIS / "models" / name, dest / name)
+    model = dest / "iris_with_ardupilot" / "model.sdf"
+    if swap:
+        text = model.read_text()
+        ccw, cw = "<multiplier>838</multiplier>", "<multiplier>-838</multiplier>"
+        first_ccw, first_cw = text.index(ccw), text.index(cw)
+        text = text[:first_cw] + ccw + text[first_cw + len(cw) :]
+        text = text[:first_ccw] + cw + text[first_ccw + len(ccw) :]
+        model.write_text(text)
+    return model
+
+
+def test_iris_with_two_rotors_spinning_the_wrong_way(
+    checkout: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GZ_SIM_RESOURCE_PATH", raising=False)
+    _, loc = checkout
+    good = iris_copy(tmp_path / "good", swap=False)
+    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(good))
+    assert out.exit_code == 0, out.output
+    assert f"ok    holybro_x500 4.7: {good.as_posix()}: 4 channel(s) agree" in out.output
+    bad = iris_copy(tmp_path / "bad", swap=True)
+    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(bad))
+    assert out.exit_code == 1
+    assert (
+        "channel 0 (iris_with_standoffs::rotor_0_joint, SERVO1): Motor1 spins the wrong way — "
+        "geometry: rotor iris_with_standoffs::rotor_0 at 59° (ArduPilot body frame FRD"
+    ) in out.output
+    assert "spinning clockwise seen from above (multiplier -838 × joint axis" in out.output
+    assert "SERVO1_FUNCTION 33 (Motor1), which QUAD X spins counter-clockwise" in out.output
+    assert "channel 2 (iris_with_standoffs::rotor_2_joint, SERVO3): Motor3 spins" in out.output
+    assert "SERVO3_FUNCTION 35 (Motor3), which QUAD X spins clockwise" in out.output
+    assert "in the model: `<multiplier>838</multiplier>`" in out.output
+    assert out.output.count("spins the wrong way") == 2
+
+
+def test_iris_without_its_included_model_is_an_input_error(
+    checkout: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GZ_SIM_RESOURCE_PATH", raising=False)
+    _, loc = checkout
+    model = iris_copy(tmp_path / "m", swap=False)
+    shutil.rmtree(tmp_path / "m" / "iris_with_standoffs")
+    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(model))
+    assert out.exit_code == 2
+    assert out.output.startswith(
+        f"Error: {model.as_posix()}:4: <include> model://iris_with_standoffs not found"
+    )
+
+
+def test_blueboat_with_renamed_joints_is_still_checked_from_geometry(
+    checkout: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    _, loc = checkout
+    text = (ROOT.parent / BLUEBOAT).read_text()
+    renamed = text.replace("motor_port_joint", "left_drive").replace(
+        "motor_stbd_joint", "right_drive"
+    )
+    model = tmp_path / "blueboat" / "model.sdf"
+    model.parent.mkdir()
+    model.write_text(renamed)
+    out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
+    assert out.exit_code == 1
+    assert (
+        "channel 0 (left_drive, SERVO1): geometry: drives left_drive, the port thruster "
+        "(link motor_port_link at (x -0.488, y +0.295, z -0.272) m, Gazebo model frame: x "
+        "forward, y left, z up), which ArduPilot drives as 73 (ThrottleLeft); parameters: "
+        "SERVO1_FUNCTION is 74 (ThrottleRight) — in the model: "
+        "`<jointName>right_drive</jointName>`"
+    ) in out.output
+    assert "no entry in joint_roles" not in out.output
+
+
+def test_each_report_links_its_top_view(checkout: tuple[Path, list[str]]) -> None:
+    base, _ = checkout
+    for report in ("blueboat-4.7", "bluerov2_heavy-4.7", "holybro_x500-4.7"):
+        text = (base / "reports" / f"{report}.md").read_text()
+        assert f"![Top view of the model's actuators]({report}.svg)" in text
+        svg = (base / "reports" / f"{report}.svg").read_text()
+        assert svg.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<svg ')
+    heavy = (base / "reports" / "bluerov2_heavy-4.7.svg").read_text()
+    assert "All 8 channel(s) agree with what SITL runs." in heavy
+    boat = (base / "reports" / "blueboat-4.7.svg").read_text()
+    assert "findings [1], [2]" in boat

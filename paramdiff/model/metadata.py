@@ -85,7 +85,10 @@ class ParamMeta:
         values = self.values
         bits = self.bitmask
         rng = self.range
-        if values and value not in values:
+        # @Values beside a @Range are presets (e.g. ATC_ACC_P_MAX: Slow, Medium, Fast); the
+        # firmware takes any value in the range.
+        in_range = rng is not None and rng[0] <= value <= rng[1]
+        if values and value not in values and not in_range:
             out.append(
                 f"{format_value(value)} is not one of its values "
                 f"({', '.join(f'{format_value(k)}={v}' for k, v in sorted(values.items())[:12])}"

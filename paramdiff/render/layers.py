@@ -4,13 +4,31 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..model.metadata import Metadata
 from ..model.values import format_value
 from ..stages.derive import Derived
 from ..stages.layers import Flag, Layers
 
 
+def firmware_defaults(layers: Layers, metadata: Metadata) -> str:
+    """The bottom layer no file lists: what none of the loaded files sets runs the firmware's
+    default (sim_vehicle.py -w wipes stored parameters first)."""
+    unset = sum(1 for name in metadata.params if name not in layers.effective)
+    from_frame = sum(1 for e in layers.effective.values() if e.layer in layers.frame_roles)
+    return (
+        f"Underneath, the firmware's own defaults (`-w` wipes stored parameters): {unset} of "
+        f"the {len(metadata.params)} parameters in {metadata.file} are set by none of these "
+        f"files and run their default; {from_frame} run a frame file's value and "
+        f"{len(layers.effective) - from_frame} the derived file's."
+    )
+
+
 def layer_md(
-    layers: Layers, derived: Derived, flags: list[Flag], accepted: list[Flag]
+    layers: Layers,
+    derived: Derived,
+    flags: list[Flag],
+    accepted: list[Flag],
+    metadata: Metadata | None = None,
 ) -> Iterator[str]:
     order = " → ".join(s.file.file.rsplit("/", 1)[-1] for s in layers.layers)
     vehicle = derived.vehicle or "<vehicle>"
@@ -19,6 +37,9 @@ def layer_md(
     )
     yield f"{order}; the last file wins."
     yield ""
+    if metadata is not None:
+        yield firmware_defaults(layers, metadata)
+        yield ""
     survivors = layers.from_frame()
     yield (
         f"{len(survivors)} parameters keep a frame default because the derived file does not "
@@ -51,7 +72,9 @@ def layer_md(
         )
 
 
-def render_layers(layers: Layers, flags: list[Flag]) -> Iterator[str]:
+def render_layers(
+    layers: Layers, flags: list[Flag], metadata: Metadata | None = None
+) -> Iterator[str]:
     from tabulate import tabulate
 
     flagged = {f.effective.name for f in flags}
@@ -70,6 +93,8 @@ def render_layers(layers: Layers, flags: list[Flag]) -> Iterator[str]:
             ]
         )
     yield f"frame {layers.frame}: " + " → ".join(s.file.file for s in layers.layers)
+    if metadata is not None:
+        yield firmware_defaults(layers, metadata)
     yield ""
     yield from tabulate(
         rows, headers=["name", "value", "set by", "overrode", "flag"], tablefmt="simple"

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..config.sources import Profile
+from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
 from ..parse.sdf import Channel
 from ..stages.channels import Finding
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison
 from ..stages.derive import Derived
+from ..stages.geometry import Geometry
 from ..stages.layers import SitlRun
 from .comparison import render
 from .layers import layer_md
+from .sinks import Output
+from .svg import render_svg
 from .texttable import markdown_table
 
 STATUS_KEY = [
@@ -43,6 +47,9 @@ class ReportInputs:
     model_channels: list[Channel]
     findings: list[Finding]
     sitl: SitlRun | None
+    geometry: Geometry | None = None  # the model's channels read from its geometry
+    metadata: Metadata | None = None  # the pin's own firmware
+    firmwares: dict[str, Metadata] = field(default_factory=dict)  # every pinned metadata
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
@@ -160,7 +167,7 @@ def _sources(inp: ReportInputs) -> Iterator[str]:
         for inc in s.includes:
             rows.append(
                 [
-                    f"{s.role} (%include)",
+                    f"{s.role} ({'<include>' if s.file.format == 'sdf' else '%include'})",
                     link(s.repo, s.commit, inc.path),
                     f"`{inc.path}`",
                     "—",
@@ -177,9 +184,33 @@ def _sources(inp: ReportInputs) -> Iterator[str]:
 def _versions(inp: ReportInputs) -> Iterator[str]:
     yield "## Versions"
     yield ""
-    for line in inp.comparison.version_lines():
+    for line in [*inp.comparison.version_lines(), *firmware_evidence(inp)]:
         yield f"- {line}"
     yield ""
+
+
+def firmware_evidence(inp: ReportInputs) -> list[str]:
+    """For a parameter file without a version header: the names only one pinned firmware's
+    metadata knows, which is how its declared firmware was worked out."""
+    by = inp.firmwares
+    if len(by) < 2:
+        return []
+    out = []
+    for s in inp.comparison.sources:
+        if s.file.format == "sdf" or s.version_origin == "header":
+            continue
+        parts = []
+        for firmware, meta in sorted(by.items()):
+            others = [m for f, m in by.items() if f != firmware]
+            only = sorted(n for n in s.file.params if n in meta and all(n not in m for m in others))
+            if only:
+                parts.append(f"only {meta.file} has {', '.join(f'`{n}`' for n in only)}")
+        if parts:
+            out.append(
+                f"{s.role} has no version header; names that tell the firmware apart: "
+                + "; ".join(parts)
+            )
+    return out
 
 
 def _status_key(inp: ReportInputs) -> Iterator[str]:
@@ -261,16 +292,46 @@ CHANNEL_HEADERS = [
     "channel",
     "output",
     "joint",
+    "position (x, y, z m)",
     "servo range",
     "neutral PWM",
     "multiplier",
     "type",
-    "derived function",
+    "runs as",
+    "geometry says",
 ]
 
 
+def svg_path(report_path: str) -> str:
+    """The top view lives next to the report: reports/blueboat-4.7.md -> .svg."""
+    return (report_path[:-3] if report_path.endswith(".md") else report_path) + ".svg"
+
+
+def svg_output(report: Output) -> Output:
+    """Where the report's top view goes: beside it, same stem, same regenerating command."""
+    path = report.path.with_name(svg_path(report.path.name)) if report.path else None
+    return Output(path, svg_path(report.label), report.fix)
+
+
+def render_picture(inp: ReportInputs) -> Iterator[str]:
+    """The top view (render.svg) of the model the report's channel section checks."""
+    if inp.geometry is None:
+        return iter(())
+    title = f"{inp.profile.name} (pin {inp.pin}): {inp.comparison.source('sitl_models').path}"
+    return render_svg(title, inp.geometry)
+
+
 def _channels(inp: ReportInputs) -> Iterator[str]:
+    picture = svg_path(inp.profile.report_path(inp.pin) or "report.md").rsplit("/", 1)[-1]
     yield "## Channel mapping: derived file vs the sitl_models Gazebo model"
+    yield ""
+    yield f"![Top view of the model's actuators]({picture})"
+    yield ""
+    yield (
+        f"[{picture}]({picture}): top view of the model's actuators (includes merged), each "
+        "with its output, the function SITL runs it as and its spin or thrust; red with the "
+        "finding numbers below where something disagrees."
+    )
     yield ""
     yield (
         'Per `<control channel="N">` (0-based, channel 0 = SERVO1): '
@@ -278,39 +339,70 @@ def _channels(inp: ReportInputs) -> Iterator[str]:
         "neutral PWM = `servo_min - offset*(servo_max - servo_min)`."
     )
     yield ""
-    meta, derived = inp.comparison.metadata, inp.derived.params()
-    rows = []
-    for ch in inp.model_channels:
-        function = f"SERVO{ch.output}_FUNCTION"
-        rows.append(
-            [
-                str(ch.channel),
-                f"SERVO{ch.output}",
-                ch.joint,
-                f"{format_value(ch.servo_min)}–{format_value(ch.servo_max)}",
-                format_value(ch.neutral_pwm),
-                format_value(ch.multiplier),
-                ch.type,
-                meta.label(function, derived[function]) if meta and function in derived else "—",
-            ]
-        )
+    yield from _geometry_note(inp.geometry)
+    rows = [_channel_row(inp, ch) for ch in inp.model_channels]
     yield from markdown_table(CHANNEL_HEADERS, rows)
     yield ""
     yield from _channel_findings(inp)
     yield ""
 
 
+def _geometry_note(geometry: Geometry | None) -> Iterator[str]:
+    if geometry is None:
+        return
+    yield (
+        f"Roles from geometry: {geometry.frame}. Positions are the driven link's origin in the "
+        "Gazebo model frame (x forward, y left, z up, metres); ArduPilot's motor tables are in "
+        "its body frame FRD (x forward, y right, z down). The parameters are what SITL runs: "
+        "the frame defaults, then the derived file."
+    )
+    yield ""
+    for note in geometry.notes:
+        yield f"- {note}"
+    if geometry.notes:
+        yield ""
+
+
+def _channel_row(inp: ReportInputs, ch: Channel) -> list[str]:
+    meta, n = inp.comparison.metadata, ch.output
+    views = inp.geometry.views if inp.geometry else []
+    view = next((v for v in views if v.actuator.channel == ch), None)
+    name = f"SERVO{n}_FUNCTION"
+    func = view.function if view is not None else inp.derived.params().get(name)
+    runs = "—" if func is None else (meta.label(name, func) if meta else format_value(func))
+    says, where = "—", "—"
+    if view is not None:
+        where = ", ".join(f"{c:+.3f}" for c in view.actuator.position)
+        if view.expected is not None:
+            says = meta.label(name, view.expected) if meta else str(view.expected)
+        if view.kind == "rotor":
+            says += ", spins " + ("CCW" if view.spin == 1 else "CW")
+    servo_range = f"{format_value(ch.servo_min)}–{format_value(ch.servo_max)}"
+    return [
+        str(ch.channel),
+        f"SERVO{n}",
+        ch.joint,
+        where,
+        servo_range,
+        format_value(ch.neutral_pwm),
+        format_value(ch.multiplier),
+        ch.type,
+        runs,
+        says,
+    ]
+
+
 def _channel_findings(inp: ReportInputs) -> Iterator[str]:
     if not inp.findings:
-        yield "No mismatches: every channel agrees with the derived file."
+        yield "No mismatches: every channel agrees with what SITL runs."
         return
     yield (
         f"**{len(inp.findings)} mismatches** — with this model the derived file would "
         "not drive the vehicle as the real one is driven:"
     )
     yield ""
-    for f in inp.findings:
-        yield f"- {f}" + (f" — in the model: `{f.fix}`" if f.fix else "")
+    for number, f in enumerate(inp.findings, 1):
+        yield f"{number}. {f}" + (f" — in the model: `{f.fix}`" if f.fix else "")
     yield ""
     yield (
         "The derived file keeps the shipped output mapping (it describes the real vehicle); "
@@ -367,7 +459,9 @@ def _sitl(inp: ReportInputs) -> Iterator[str]:
         return
     yield "## What SITL actually runs"
     yield ""
-    yield from layer_md(inp.sitl.layers, inp.derived, inp.sitl.flags, inp.sitl.accepted)
+    yield from layer_md(
+        inp.sitl.layers, inp.derived, inp.sitl.flags, inp.sitl.accepted, inp.metadata
+    )
     yield ""
 
 
