@@ -337,15 +337,13 @@ def test_a_per_pin_derived_path_lets_each_pin_write_its_own_file(
         (base / "derived/blueboat_sitl-4.6.params").unlink(missing_ok=True)
 
 
-def test_arming_check_converts_as_the_4_7_firmware_did_on_the_real_boat(
-    checkout: tuple[Path, list[str]],
-) -> None:
+def test_arming_check_converts_as_the_4_7_firmware_did_on_the_real_boat(upstream: Path) -> None:
     """BlueBoat120.params at 4.6 says ARMING_CHECK 4124; at 4.7 the boat says ARMING_SKIPCHK
     1043938. The conversion with Rover-4.6's documented bits gives exactly that."""
     from paramdiff.model.metadata import parse_pdef
     from paramdiff.stages.renames import arming_checks_to_skips
 
-    mirror = ROOT.parent / "shared" / "upstream" / "raw" / "ArduPilot" / "ParameterRepository"
+    mirror = upstream / "raw" / "ArduPilot" / "ParameterRepository"
     pdef = next(mirror.glob("*/Rover-4.6/apm.pdef.json"))
     meta = parse_pdef(pdef.read_bytes(), str(pdef), "4.6").get("ARMING_CHECK")
     assert arming_checks_to_skips(4124, meta) == 1043938
@@ -458,3 +456,30 @@ def test_each_report_links_its_top_view(checkout: tuple[Path, list[str]]) -> Non
     assert "All 8 channel(s) agree with what SITL runs." in heavy
     boat = (base / "reports" / "blueboat-4.7.svg").read_text()
     assert "findings [1], [2]" in boat
+
+
+def test_every_shipped_rename_agrees_with_the_4_6_and_4_7_metadata(upstream: Path) -> None:
+    """For Rover and Copter: a rename whose old name 4.6 defines and whose new name 4.7 defines
+    is not defined under both names by either version, and a ×0.01 conversion is exactly a
+    centi-unit becoming its unit (cm → m, cdeg/s → deg/s) in the metadata's own words."""
+    from paramdiff.model.metadata import parse_pdef
+    from paramdiff.stages.renames import known_renames
+
+    repo = upstream / "raw" / "ArduPilot" / "ParameterRepository"
+
+    def meta(name: str) -> dict[str, dict[str, object]]:
+        path = next(repo.glob(f"*/{name}/apm.pdef.json"))
+        return parse_pdef(path.read_bytes(), str(path), name[-3:]).params
+
+    checked = 0
+    for vehicle in ("Rover", "Copter"):
+        old, new = meta(f"{vehicle}-4.6"), meta(f"{vehicle}-4.7")
+        for r in known_renames().values():
+            if r.old not in old or r.new not in new:
+                continue
+            checked += 1
+            assert r.old not in new and r.new not in old, (vehicle, r.old, r.new)
+            if r.conversion.scale == 0.01:
+                units = (old[r.old].get("Units"), new[r.new].get("Units"))
+                assert units[0] == f"c{units[1]}", (vehicle, r.old, r.new, units)
+    assert checked >= 250

@@ -3,7 +3,8 @@
 The facts (old name → new name, the firmware that renamed it, the value conversion, the upstream
 source) live in ``paramdiff/data/renames.yaml``. A rename is paired only when every source that
 states a version is on the matching side of it: a 4.7 file still carrying a 4.6 name is left
-alone, since the firmware ignores that name and the table should say so.
+alone, since the firmware ignores that name and the table should say so; so is a source whose
+own firmware's metadata defines both names (a vehicle that kept the old one).
 """
 
 from __future__ import annotations
@@ -186,6 +187,13 @@ def known_renames() -> dict[str, Rename]:
 
 
 def _on_its_side(rename: Rename, source: Source, uses_old: bool) -> bool:
+    """Whether ``source`` may hold the name it holds: its firmware is on that side of the
+    rename, and (when its own firmware's metadata is known) that firmware does not define the
+    other name too, which would mean this vehicle never renamed it (Rover keeps RTL_SPEED)."""
+    meta = source.metadata
+    other = rename.new if uses_old else rename.old
+    if meta is not None and meta.firmware == source.firmware and other in meta:
+        return False
     version = firmware_key(source.firmware)
     if version is None:
         return True  # no version stated: the name it uses decides
