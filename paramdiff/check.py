@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config.lock import require_entry
-from .errors import ConfigError, DriftError, StaleOverlayError, UsageError
+from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
+from .parse.clients import LOADERS, disagreements
 from .parse.local import read_local
+from .parse.params import parse_params
 from .parse.sdf_include import Resolver, local_resolver
 from .project import Options, PinContext
-from .render.params import render as render_params
+from .render.params import LINE_MAX
 from .render.report import render_picture, render_report, svg_path
 from .render.sinks import check_file
 from .stages.derive import Derived
@@ -138,6 +140,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     _outputs_up_to_date(ctx, derived, out)
+    _loads_the_same(ctx.config.root / derived.target, derived.target, derived.regenerate, out)
     _validates(ctx, derived, out)
     _no_unchosen_defaults(ctx, derived, out)
     _models_agree(ctx, derived, models or [], out)
@@ -159,7 +162,7 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
 
 def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
     root = ctx.config.root
-    lines = list(render_params(derived))
+    lines = ctx.derived_lines
     result = check_file(root / derived.target, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
@@ -191,6 +194,43 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
                 first_difference(root / path, lines),
             )
             out.diffs.append(result.diff)
+
+
+def _loads_the_same(path: Path, label: str, regenerate: str, out: CheckOutcome) -> None:
+    """The committed file read by each real loader (re-implemented in parse.clients) must give
+    the name → value map paramdiff reports for it (float32), every line within 98 bytes."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return  # missing or unreadable: the up-to-date check already failed
+    fix = (
+        f"run: {regenerate} (a hand edit must keep every line NAME VALUE, or a # comment of at "
+        f"most {LINE_MAX} bytes)"
+    )
+    try:
+        reported = parse_params(data, label, "params").params
+    except InputError as exc:
+        out.fail(str(exc), fix, exc.file, exc.line)
+        return
+    expected = {name: (p.value, p.line) for name, p in reported.items()}
+    found = [
+        (
+            n,
+            f"{len(line)} bytes; ArduPilot's defaults reader reads {LINE_MAX} at a time and "
+            "takes the rest for another line",
+        )
+        for n, line in enumerate(data.split(b"\n"), 1)
+        if len(line.rstrip(b"\r")) > LINE_MAX
+    ]
+    for load in LOADERS.values():
+        found += disagreements(expected, load(data))
+    for n, what in sorted(found):
+        out.fail(f"{label}:{n}: {what}", fix, label, n)
+    if not found:
+        out.passed.append(
+            f"{label}: the same {len(expected)} values in all {len(LOADERS)} real loaders "
+            "(ArduPilot, MAVProxy, Methodic Configurator, Mission Planner old/new, QGC)"
+        )
 
 
 def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:

@@ -200,12 +200,14 @@ def _output(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return decorate
 
 
-def _print_comparison(comp: Any, table: TableOptions, title: str | None) -> None:
+def _print_comparison(comp: Any, table: TableOptions, title: str | None) -> list[str]:
+    """Print the selected rows; returns their names."""
     from .render.comparison import render
     from .stages.compare import select
 
     names = select(comp, table.only_differences, table.categories, table.params)
     _echo_lines(render(comp, table.fmt, names, title))
+    return names
 
 
 def _warn(message: str | None) -> None:
@@ -283,13 +285,19 @@ def show(
 @_input
 @_table
 def diff(files: tuple[Path, ...], input_format: str, lenient: bool, table: TableOptions) -> None:
-    """N-way compare of local files (params or SDF), like mavparmdiff."""
+    """N-way compare of local files (params or SDF), like mavparmdiff.
+
+    Exits 1 when any row shown differs (differs, only in, missing in), 0 when none does.
+    """
     from .parse.local import local_sources
     from .stages.compare import compare
 
     if len(files) < 2:
         raise click.UsageError("give at least two files")
-    _print_comparison(compare(local_sources(files, input_format, lenient)), table, None)
+    comp = compare(local_sources(files, input_format, lenient))
+    names = _print_comparison(comp, table, None)
+    if any(comp.rows[n].status.disagrees for n in names):
+        sys.exit(1)  # the README's exit code for differences; the table says which
 
 
 @main.group(cls=ParamdiffGroup)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ from .parse.local import local_source
 from .parse.params import include_paths, parse_params
 from .parse.sdf import Channel, read_channels
 from .parse.sdf_include import Resolver, repo_resolver
+from .render.params import read_provenance
 from .render.params import render as render_params
 from .render.report import ReportInputs
 from .render.sinks import Output, join_lines, output_for
@@ -310,14 +311,27 @@ class PinContext:
         )
 
     @cached_property
+    def derived_lines(self) -> list[str]:
+        """The derived file's lines (params format), rendered and read back by the loaders
+        once; ``check`` and ``derived_source`` share them."""
+        return list(render_params(self.derived))
+
+    @cached_property
     def derived_source(self) -> Source:
         """The derived file read back as ArduPilot reads it, with its own line numbers.
 
         Rendered and parsed once; validate, layers and the report all use this one.
         """
         d = self.derived
-        text = join_lines(render_params(d)).encode()
-        return Source(role=d.target, file=parse_params(text, d.target, "params"))
+        lines = self.derived_lines
+        parsed = parse_params(join_lines(lines).encode(), d.target, "params")
+        # Each row also says where its value came from (the file's provenance comments).
+        where = read_provenance(lines)
+        parsed.params = {
+            n: replace(p, note=f"from {where[n]}") if n in where else p
+            for n, p in parsed.params.items()
+        }
+        return Source(role=d.target, file=parsed)
 
     @cached_property
     def sitl_run(self) -> SitlRun | None:

@@ -7,6 +7,7 @@ module wires them (git, contexts, rebuilt derived files); ``stages.review`` comp
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -258,7 +259,9 @@ def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
     else:
         data = _committed_bytes(ctx)
         text = data.decode(errors="replace").splitlines() if data else []
-    return [ln for ln in text if ln.startswith("#") and "DELTA" not in ln]
+    # The header ends at the first section; below it, run and DELTA comments belong to values.
+    header = itertools.takewhile(lambda ln: not ln.startswith("# --- "), text)
+    return [ln for ln in header if ln.startswith("#")]
 
 
 def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> None:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES, ROOT, location_args, shared_mirror
 
 from paramdiff.cli import main
+from paramdiff.render.params import read_provenance
 
 COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
@@ -128,7 +129,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     base, loc = checkout
     derived = base / "derived/blueboat_sitl.params"
     original = derived.read_bytes()
-    derived.write_bytes(original.replace(b"CRUISE_SPEED     1 ", b"CRUISE_SPEED     2 "))
+    derived.write_bytes(original.replace(b"\nCRUISE_SPEED 1\n", b"\nCRUISE_SPEED 2\n"))
     out = invoke("check", *loc)
     assert out.exit_code == 1
     assert (
@@ -143,7 +144,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     overlay.write_text(text)
     assert out.exit_code == 1
     assert (
-        "overlays/blueboat_sitl.yaml:50: delta SERVO1_TRIM is stale: written against 1520, but "
+        "overlays/blueboat_sitl.yaml:58: delta SERVO1_TRIM is stale: written against 1520, but "
         "hardware at d0aedc92e371 now has 1510 "
         "(params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
     )
@@ -216,9 +217,14 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
 ) -> None:
     base, loc = checkout
     derived = (base / "derived/bluerov2_heavy_sitl.params").read_text()
-    assert "SERVO1_FUNCTION  33         # [hardware:../heavy.params:5]" in derived
-    assert "SERVO14_FUNCTION 182        # [hardware:16]" in derived
-    assert "ATC_INPUT_TC     0.1        # [hardware:../base.params:22]" in derived
+    assert "# hardware:../heavy.params:5-12\nSERVO1_FUNCTION 33\n" in derived
+    where = read_provenance(derived.splitlines())
+    assert where["SERVO1_FUNCTION"] == "hardware:../heavy.params:5"
+    assert where["SERVO8_FUNCTION"] == "hardware:../heavy.params:12"
+    assert where["SERVO14_FUNCTION"] == "hardware:16"
+    assert where["ATC_INPUT_TC"] == "hardware:../base.params:22"
+    params = [ln.split()[0] for ln in derived.splitlines() if ln and not ln.startswith("#")]
+    assert list(where) == params  # every value traced, in file order
     assert "LEAK1_PIN" not in derived and "AHRS_ORIENTATION" not in derived
     assert "#     %include params/ardupilot/ArduSub/4.7/heavy.params\n" in derived
     assert "sim_vehicle.py -v ArduSub --add-param-file=derived/bluerov2_heavy_sitl.params" in (

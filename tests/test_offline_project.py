@@ -120,6 +120,8 @@ def test_layers_show_what_sitl_runs(offline: tuple[Path, list[str]]) -> None:
     derived = invoke("derive", "-o", "-", *loc).output.splitlines()
     line = 1 + next(i for i, ln in enumerate(derived) if ln.startswith("SERVO1_FUNCTION"))
     assert rows["SERVO1_FUNCTION"][:3] == ["SERVO1_FUNCTION", "74", f"boat_sitl.params:{line}"]
+    # ... and names the source line its value came from.
+    assert rows["SERVO1_FUNCTION"][3:5] == ["(from", "hardware:8)"]
     assert "73 @ rover-skid.parm:2" in " ".join(rows["SERVO1_FUNCTION"])
     # A frame default nobody overrides survives, in a category the derived file leaves out.
     assert rows["SIM_TIDE_DIR"][:3] == ["SIM_TIDE_DIR", "90", "rover.parm:4"]

@@ -177,7 +177,7 @@ def test_diff_pairs_renamed_rows_and_converts_old_values(tmp_path: Path) -> None
 def test_diff_output_shows_both_names_in_every_format(tmp_path: Path) -> None:
     old, new = write(tmp_path, "old.params", OLD), write(tmp_path, "new.params", NEW)
     text = invoke("diff", str(old), str(new))
-    assert text.exit_code == 0, text.output
+    assert text.exit_code == 1, text.output  # two renamed values differ once converted
     row = next(ln for ln in text.output.splitlines() if ln.startswith("RNGFND1_MAX_CM"))
     assert row.split("  ")[0] == "RNGFND1_MAX_CM → RNGFND1_MAX"
     assert "20000 → 200" in row and "renamed, differs" in row
@@ -232,6 +232,8 @@ def test_no_version_lets_the_names_decide_and_both_names_in_one_file_do_not_pair
     b = write(tmp_path, "b.params", "MAV1_EXTRA1 4\n")
     comp = compare(local_sources([a, b]))
     assert comp.rows["MAV1_EXTRA1"].status == RENAMED
+    assert not comp.rows["MAV1_EXTRA1"].status.disagrees
+    assert invoke("diff", str(a), str(b)).exit_code == 0  # a rename alone is no difference
     both = write(tmp_path, "both.params", "SR0_EXTRA1 4\nMAV1_EXTRA1 4\n")
     assert pair_renames(local_sources([both, b])) == {}
 

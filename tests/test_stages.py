@@ -17,7 +17,7 @@ from paramdiff.render.params import render as render_params
 from paramdiff.render.report import ReportInputs, render_report
 from paramdiff.stages.channels import channel_findings
 from paramdiff.stages.classify import Classifier
-from paramdiff.stages.compare import DIFFERS, NOT_REPRESENTABLE, SAME, Status, Verdict, compare
+from paramdiff.stages.compare import DIFFERS, SAME, SET, Status, Verdict, compare
 from paramdiff.stages.derive import Target, build
 from paramdiff.stages.layers import sitl_run, stack
 from paramdiff.stages.validate import ERROR, WARNING, validate
@@ -57,8 +57,10 @@ def test_statuses_name_what_each_source_does() -> None:
     assert str(rows["V"].status) == "only in c"
 
 
-def test_a_single_source_is_not_representable_against_nothing() -> None:
-    assert compare([source("a", "X 1\n")]).rows["X"].status == NOT_REPRESENTABLE
+def test_a_single_source_is_set_not_compared() -> None:
+    # issue #10: `show FILE` labelled every row "not representable".
+    status = compare([source("a", "X 1\n")]).rows["X"].status
+    assert status == SET and str(status) == "set" and not status.disagrees
 
 
 def test_values_compare_as_float32() -> None:
@@ -148,7 +150,10 @@ def test_the_rendered_file_reads_back_to_the_same_values() -> None:
     text = "\n".join(render_params(d)) + "\n"
     back = parse_params(text.encode(), "boat.params", "params")
     assert {n: p.value for n, p in back.params.items()} == d.params()
-    assert "# DELTA: shipped 1510 (hardware.params:2) — the model is neutral at 1500" in text
+    assert (
+        "# DELTA overlay:9: shipped 1510 (hardware.params:2) — the model is neutral at 1500\n"
+        "SERVO1_TRIM 1500\n" in text
+    )
 
 
 # --------------------------------------------------------------------------- layers

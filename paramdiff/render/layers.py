@@ -87,7 +87,8 @@ def render_layers(
             [
                 e.name,
                 format_value(e.param.value),
-                f"{e.param.file.rsplit('/', 1)[-1]}:{e.param.line}",
+                f"{e.param.file.rsplit('/', 1)[-1]}:{e.param.line}"
+                + (f" ({e.param.note})" if e.param.note else ""),
                 over,
                 "UNCHOSEN" if e.name in flagged else "",
             ]
@@ -96,8 +97,14 @@ def render_layers(
     if metadata is not None:
         yield firmware_defaults(layers, metadata)
     yield ""
+    # Values are already written as ArduPilot stores them (format_value); tabulate's number
+    # parsing would re-format them (1043938 -> 1.04394e+06), so it is off.
     yield from tabulate(
-        rows, headers=["name", "value", "set by", "overrode", "flag"], tablefmt="simple"
+        rows,
+        headers=["name", "value", "set by", "overrode", "flag"],
+        tablefmt="simple",
+        disable_numparse=True,
+        colalign=("left", "right", "left", "left", "left"),
     ).splitlines()
     yield ""
     yield f"{len(flags)} frame default(s) differ from the hardware and are not set by a later file"

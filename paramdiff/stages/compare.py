@@ -25,6 +25,7 @@ class Verdict(Enum):
     NOT_REPRESENTABLE = "not representable"  # one source, and it cannot express the name
     ONLY_IN = "only in"  # one source sets it; the others could but do not
     MISSING_IN = "missing in"  # several set it; the roles named could but do not
+    SET = "set"  # the only source in the table sets it: nothing to compare with (`show FILE`)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,11 @@ class Status:
             return text
         return "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
 
+    @property
+    def disagrees(self) -> bool:
+        """The sources disagree on this row (``diff`` exits 1)."""
+        return self.verdict in (Verdict.DIFFERS, Verdict.ONLY_IN, Verdict.MISSING_IN)
+
     def __lt__(self, other: Status) -> bool:  # tables sort statuses as their text reads
         return str(self) < str(other)
 
@@ -48,6 +54,7 @@ class Status:
 SAME = Status(Verdict.SAME)
 DIFFERS = Status(Verdict.DIFFERS)
 NOT_REPRESENTABLE = Status(Verdict.NOT_REPRESENTABLE)
+SET = Status(Verdict.SET)
 RENAMED = Status(Verdict.SAME, renamed=True)  # values agree once the old one is converted
 RENAMED_DIFFERS = Status(Verdict.DIFFERS, renamed=True)
 ABSENT = "—"
@@ -195,11 +202,13 @@ class Comparison:
         return out
 
 
-def _status(values: dict[str, float | None], capable: list[str]) -> Status:
+def _status(values: dict[str, float | None], capable: list[str], n_sources: int) -> Status:
     present = {r: v for r, v in values.items() if v is not None}
     vals = list(present.values())
     if any(not same_value(vals[0], v) for v in vals[1:]):
         return DIFFERS
+    if n_sources == 1 and present:
+        return SET
     if len(present) == len(capable):
         return SAME if len(capable) > 1 else NOT_REPRESENTABLE
     if len(present) == 1:
@@ -214,7 +223,7 @@ def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
         if s.file.can_represent(name):
             capable.append(s.role)
             values[s.role] = comp.value(s.role, name)
-    status = _status(values, capable)
+    status = _status(values, capable, len(comp.sources))
     info = None
     for m in [comp.metadata, *(s.metadata for s in comp.sources)]:
         if m is not None and (info := m.get(name)) is not None:
