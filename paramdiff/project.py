@@ -8,33 +8,29 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config.lock import Lock, read_lock
-from .config.overlay import Overlay, load_overlay
 from .config.sources import PARAM_FORMATS, Config, Profile, SourceSpec, load_config
 from .errors import ConfigError, DriftError, UsageError
-from .model.metadata import Metadata, firmware_of, parse_pdef
+from .model.metadata import Metadata, firmware_of
 from .model.params import ParamFile
 from .model.source import Source
-from .parse.any import parse_any, parse_names
-from .parse.local import local_source
-from .parse.params import include_paths, parse_params
-from .parse.sdf import Channel, read_channels
-from .parse.sdf_include import Resolver, repo_resolver
-from .render.params import read_provenance
-from .render.params import render as render_params
-from .render.report import ReportInputs
-from .render.sinks import Output, join_lines, output_for
-from .stages.classify import Classifier
-from .stages.derive import Derived, Target, build
-from .stages.geometry import ModelCheck, check_model, sitl_params
-from .stages.history import update_hint, value_history
-from .stages.layers import Flag, Layers, SitlRun, sitl_run, stack, unchosen
-from .stages.validate import ERROR, validate
-from .upstream.cache import Cache, default_cache_dir
-from .upstream.fetch import FetchedRole, TransportChoice, fetch, materialize
 
+# Everything else is imported where it is used: a command loads only the stages, renderers
+# and transports it runs (the fetch stack only when something is fetched), so `compare
+# three-way` on a warm cache never imports the report, the SVG or requests.
 if TYPE_CHECKING:
+    from .config.lock import Lock
+    from .config.overlay import Overlay
+    from .parse.sdf import Channel
+    from .parse.sdf_include import Resolver
+    from .render.report import ReportInputs
+    from .render.sinks import Output
+    from .stages.classify import Classifier
     from .stages.compare import Comparison
+    from .stages.derive import Derived, Target
+    from .stages.geometry import ModelCheck
+    from .stages.layers import Flag, Layers, SitlRun
+    from .upstream.cache import Cache
+    from .upstream.fetch import FetchedRole, TransportChoice
 
 CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
@@ -49,6 +45,8 @@ def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
         return repo_include_paths(path, data)
     if spec.format != "blueos":
         return []
+    from .parse.params import include_paths
+
     return include_paths(data, path)
 
 
@@ -62,13 +60,20 @@ class Options:
     transport: str | None = None
     git_base: str | None = None
     offline: bool = False
+    _lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @cached_property
     def cache(self) -> Cache:
+        from .upstream.cache import Cache, default_cache_dir
+
         return Cache(self.cache_dir or default_cache_dir())
 
     @cached_property
     def _transport_choice(self) -> TransportChoice:
+        from .upstream.fetch import TransportChoice
+
         # One choice per run, so a mirror's MANIFEST.json is read once, not per batch.
         return TransportChoice.from_env(
             self.cache.root, self.mirror, override=self.transport, git_base=self.git_base
@@ -80,6 +85,21 @@ class Options:
     @cached_property
     def config(self) -> Config:
         return load_config(self.root)
+
+    @property
+    def lock(self) -> Lock | None:
+        """sources.lock, parsed once per run (``check`` shares it between profiles) and again
+        only when the file changed on disk (a ``fetch`` in the same process)."""
+        from .config.lock import LOCK_FILE, read_lock
+
+        try:
+            st = (self.config.root / LOCK_FILE).stat()
+            key: tuple[int, ...] | None = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            key = None
+        if key is None or self._lock_read is None or self._lock_read[0] != key:
+            self._lock_read = (key, read_lock(self.config.root))
+        return self._lock_read[1]
 
 
 class PinContext:
@@ -101,11 +121,13 @@ class PinContext:
 
     @cached_property
     def lock(self) -> Lock | None:
-        return read_lock(self.config.root)
+        return self.options.lock
 
     def fetched(self, roles: list[str]) -> dict[str, FetchedRole]:
         missing = [r for r in roles if r not in self._fetched]
         if missing:
+            from .upstream.fetch import materialize
+
             self._fetched.update(
                 materialize(
                     self.profile,
@@ -135,11 +157,15 @@ class PinContext:
     @cached_property
     def metadata_by_firmware(self) -> dict[str, Metadata]:
         out: dict[str, Metadata] = {}
+        from .upstream.parsed import load_metadata
+
         roles = self.metadata_roles()
         for f in self.fetched(roles).values():
             spec = f.spec
             firmware = spec.firmware or self._firmware_from_path(spec.path) or self.pin
-            out[firmware] = parse_pdef(f.data, spec.path, firmware)
+            out[firmware] = load_metadata(
+                self.options.cache, f.entry.sha256, f.data, spec.path, firmware
+            )
         return out
 
     @staticmethod
@@ -166,12 +192,16 @@ class PinContext:
     def calibration_names(self) -> frozenset[str]:
         if CALIBRATION_ROLE not in self.specs:
             return frozenset()
+        from .parse.any import parse_names
+
         f = self.fetched([CALIBRATION_ROLE])[CALIBRATION_ROLE]
         return frozenset(parse_names(f.data, f.spec.path))
 
     def source(self, role: str) -> Source:
         if role in self._sources:
             return self._sources[role]
+        from .parse.any import parse_any
+
         spec = self.spec(role)
         f = self.fetched([role])[role]
 
@@ -221,6 +251,8 @@ class PinContext:
         (another pin's) makes a separate one."""
         if not extra and self._classifier is not None:
             return self._classifier
+        from .stages.classify import Classifier
+
         made = Classifier(
             categories=self.config.categories,
             calibration_names=self.calibration_names,
@@ -248,6 +280,8 @@ class PinContext:
                 f"profile '{profile.name}' declares no overlay/derived path",
                 "add 'overlay:' and 'derived:' to the profile in sources.yaml",
             )
+        from .config.overlay import load_overlay
+
         return load_overlay(self.config.root, profile.overlay)
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
@@ -262,10 +296,14 @@ class PinContext:
                 f"use one of: {', '.join(self.profile.frames) or '(none declared)'}, or declare "
                 "frames in sources.yaml",
             )
+        from .stages.layers import stack
+
         roles = self.profile.frames[frame]
         return stack([self.source(r) for r in roles], frame, roles)
 
     def derive_target(self) -> Target:
+        from .stages.derive import Target
+
         inputs = [self.source_meta(r) for r in self.specs if r == CALIBRATION_ROLE]
         inputs += [self.source_meta(r) for r in self.metadata_roles()]
         return Target(
@@ -300,6 +338,8 @@ class PinContext:
 
     @cached_property
     def derived(self) -> Derived:
+        from .stages.derive import build
+
         overlay = self.overlay
         return build(
             self.source(overlay.base),
@@ -314,7 +354,9 @@ class PinContext:
     def derived_lines(self) -> list[str]:
         """The derived file's lines (params format), rendered and read back by the loaders
         once; ``check`` and ``derived_source`` share them."""
-        return list(render_params(self.derived))
+        from .render.params import render
+
+        return list(render(self.derived))
 
     @cached_property
     def derived_source(self) -> Source:
@@ -322,6 +364,10 @@ class PinContext:
 
         Rendered and parsed once; validate, layers and the report all use this one.
         """
+        from .parse.params import parse_params
+        from .render.params import read_provenance
+        from .render.sinks import join_lines
+
         d = self.derived
         lines = self.derived_lines
         parsed = parse_params(join_lines(lines).encode(), d.target, "params")
@@ -338,6 +384,8 @@ class PinContext:
         frame_defaults = self.frame_defaults()
         if frame_defaults is None:
             return None
+        from .stages.layers import sitl_run
+
         return sitl_run(
             frame_defaults,
             self.derived_source,
@@ -347,11 +395,15 @@ class PinContext:
         )
 
     def model_channels(self, role: str = "sitl_models") -> list[Channel]:
+        from .parse.sdf import read_channels
+
         models = self.fetched([role])[role]
         return read_channels(models.data, models.spec.path)[0]
 
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
         """A pinned sdf role: label, repository path, bytes, and its locked includes."""
+        from .parse.sdf_include import repo_resolver
+
         f = self.fetched([role])[role]
         label = f"{role} ({f.spec.repo}:{f.spec.path})"
         return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
@@ -359,10 +411,14 @@ class PinContext:
     @cached_property
     def sitl_params(self) -> dict[str, float]:
         """What SITL runs: the frame defaults, then the derived file (last wins)."""
+        from .stages.geometry import sitl_params
+
         return sitl_params(self.derived, self.sitl_run)
 
     def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""
+        from .stages.geometry import check_model
+
         return check_model(
             data,
             file,
@@ -374,6 +430,8 @@ class PinContext:
         )
 
     def report_inputs(self) -> ReportInputs:
+        from .render.report import ReportInputs
+
         derived = self.derived
         _, file, data, resolve = self.pinned_model("sitl_models")
         model = self.check_model(data, file, resolve)
@@ -407,9 +465,13 @@ class PinContext:
             + (f" --format {fmt}" if fmt != "params" else "")
             + (f" -o {output}" if output and str(output) != "-" else "")
         )
+        from .render.sinks import output_for
+
         return output_for(self.config.root, output, d.target if fmt == "params" else None, fix)
 
     def report_output(self, output: Path | None) -> Output:
+        from .render.sinks import output_for
+
         fix = f"paramdiff report --profile {self.profile.name} --pin {self.pin}"
         return output_for(self.config.root, output, self.profile.report_path(self.pin), fix)
 
@@ -429,6 +491,9 @@ class PinContext:
                 f"profile '{self.profile.name}' names no sitl_frame",
                 f"pass --frame (one of: {', '.join(self.profile.frames)})",
             )
+        from .parse.local import local_source
+        from .stages.layers import stack, unchosen
+
         added = [local_source(f, role=f.as_posix()) for f in files] or [self.derived_source]
         result = stack([*defaults.layers, *added], defaults.frame, defaults.frame_roles)
         flags, _ = unchosen(
@@ -444,6 +509,9 @@ class PinContext:
         meta = self.metadata
         if meta is None:
             raise UsageError("the pin declares no metadata (format: pdef) role")
+        from .parse.local import local_source
+        from .stages.validate import ERROR, validate
+
         src = local_source(file, lenient=lenient)
         problems = validate(src.file, meta, self.classifier())
         for w in src.file.warnings:
@@ -473,6 +541,8 @@ class PinContext:
             )
         entry = self.lock.get(self.profile.name, self.pin, role) if self.lock else None
         included = [i.path for i in entry.includes] if entry else []
+        from .stages.history import value_history
+
         return value_history(choice.history_source(spec), spec, included, pattern)
 
 
@@ -499,6 +569,9 @@ def fetch_project(
 ) -> Iterator[str]:
     """`paramdiff fetch`: every target pin fetched, verified and locked; lines to print."""
     from tabulate import tabulate
+
+    from .stages.history import update_hint
+    from .upstream.fetch import fetch
 
     config = options.config
     transports = options.transports()

@@ -48,8 +48,7 @@ def load_yaml(data: bytes, file: str) -> YamlDoc:
             "not UTF-8 text", "save the file as UTF-8", file=file, line=line
         ) from None
     try:
-        node = yaml.compose(text, Loader=SAFE_LOADER)
-        value = yaml.load(text, Loader=SAFE_LOADER)  # a safe loader: plain data only
+        node, value = _compose_and_construct(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -61,6 +60,17 @@ def load_yaml(data: bytes, file: str) -> YamlDoc:
     if node is not None:
         _index(node, (), doc)
     return doc
+
+
+def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
+    """One parse for both the node tree (lines) and the data (what ``yaml.load`` does with
+    the same safe loader: plain data only)."""
+    loader = SAFE_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    finally:
+        loader.dispose()
 
 
 def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:

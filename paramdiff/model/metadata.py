@@ -8,6 +8,7 @@ ReadOnly / RebootRequired flags.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,7 +114,9 @@ class ParamMeta:
 class Metadata:
     file: str
     firmware: str  # e.g. "4.7"
-    params: dict[str, dict[str, Any]]
+    # name -> the file's entry; a read-only mapping (upstream/parsed.py decodes each entry of
+    # a cached parse on first lookup)
+    params: Mapping[str, dict[str, Any]]
 
     def get(self, name: str) -> ParamMeta | None:
         raw = self.params.get(name)

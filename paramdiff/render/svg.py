@@ -12,9 +12,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from xml.sax.saxutils import escape
 
 from ..stages.geometry import CCW, Geometry, View
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as entities, as ``xml.sax.saxutils.escape`` writes them (that
+    module imports urllib.request, and with it http.client and ssl, for this one function)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
 
 WIDTH, SIZE = 820, 600  # px: the drawing is SIZE high, WIDTH wide (labels sit left/right)
 MARGIN = 150  # px above and below the actuators
