@@ -52,9 +52,22 @@ class ParamdiffGroup(click.Group):
             sys.exit(BUG_EXIT)
 
 
+ECHO_BATCH = 512  # lines per write: click.echo flushes on every call
+
+
 def _echo_lines(lines: Iterable[str]) -> None:
-    for line in lines:
-        click.echo(line)
+    """Print lines as they come, a batch per write; what was produced before an error is
+    still printed (before the error's message)."""
+    batch: list[str] = []
+    try:
+        for line in lines:
+            batch.append(line)
+            if len(batch) >= ECHO_BATCH:
+                click.echo("\n".join(batch))
+                batch.clear()
+    finally:
+        if batch:
+            click.echo("\n".join(batch))
 
 
 # --------------------------------------------------------------------------- option groups

@@ -16,9 +16,9 @@ class Origin:
         return f"{self.file}:{self.line}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Param:
-    """One parameter as a source states it."""
+    """One parameter as a source states it (slots: `diff` holds ~1,000 of them per file)."""
 
     name: str
     value: float

@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 
 from ..errors import InputError
 from ..model.params import Diagnostic, Origin, Param, ParamFile
@@ -123,11 +124,8 @@ class _Collector:
             self.out.params[param.name] = param
             return
         if old.file != param.file and override:
-            self.out.params[param.name] = Param(
-                **{
-                    **param.__dict__,
-                    "overrides": (*old.overrides, (old.origin, old.text)),
-                }
+            self.out.params[param.name] = replace(
+                param, overrides=(*old.overrides, (old.origin, old.text))
             )
             return
         if same_value(old.value, param.value):

@@ -86,12 +86,13 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
 
 
 def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
+    """A row at a time (``diff`` over a thousand files never holds the whole CSV)."""
     import csv
-    import io
 
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    line = _LineBuffer()
+    writer = csv.writer(line, lineterminator="\n")
     writer.writerow(["name", *comp.roles, "status", "category", "display_name", "renamed_from"])
+    yield from line.take()
     for name in names:
         row = [name]
         for r in comp.roles:
@@ -100,11 +101,28 @@ def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
         status, category, display_name = comp.rows[name]
         old = comp.renamed_from(name)
         writer.writerow([*row, str(status), category, display_name, old.old if old else ""])
-    yield from buf.getvalue().splitlines()
+        yield from line.take()
+
+
+class _LineBuffer:
+    """What csv.writer writes, handed out as lines (a quoted cell may hold line breaks)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    def take(self) -> list[str]:
+        text = "".join(self.parts)
+        self.parts.clear()
+        return text.splitlines()
 
 
 def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
-    out: dict[str, Any] = {
+    """The same bytes as ``json.dumps(document, indent=2)``, a parameter at a time: the
+    document's head, each parameter indented to its place in the list, then the tail."""
+    head: dict[str, Any] = {
         "sources": [
             {
                 "role": s.role,
@@ -120,6 +138,8 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
         ],
         "versions": comp.version_lines(),
         "parameters": [],
+    }
+    tail: dict[str, Any] = {
         "facts": [
             {
                 "source": r,
@@ -136,20 +156,32 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
             for r, w in comp.warnings
         ],
     }
-    for name in names:
-        values = {r: _value_json(comp, r, name) for r in comp.roles}
-        old = comp.renamed_from(name)
-        out["parameters"].append(
-            {
-                "name": name,
-                **({"renamed_from": _rename_json(old)} if old else {}),
-                "values": values,
-                "status": str(comp.rows[name].status),
-                "category": comp.rows[name].category,
-                "display_name": comp.rows[name].display_name,
-            }
-        )
-    yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
+    head_lines = json.dumps(head, indent=2).splitlines()
+    if not names:  # '"parameters": [],' as json.dumps writes an empty list
+        head_lines[-2] += ","
+        yield from head_lines[:-1]
+    else:
+        yield from head_lines[:-2]
+        yield '  "parameters": ['
+        for i, name in enumerate(names):
+            entry = json.dumps(_parameter_json(comp, name), indent=2).splitlines()
+            entry[-1] += "," if i < len(names) - 1 else ""
+            yield from ("    " + line for line in entry)
+        yield "  ],"
+    yield from json.dumps(tail, indent=2).splitlines()[1:]
+
+
+def _parameter_json(comp: Comparison, name: str) -> dict[str, Any]:
+    values = {r: _value_json(comp, r, name) for r in comp.roles}
+    old = comp.renamed_from(name)
+    return {
+        "name": name,
+        **({"renamed_from": _rename_json(old)} if old else {}),
+        "values": values,
+        "status": str(comp.rows[name].status),
+        "category": comp.rows[name].category,
+        "display_name": comp.rows[name].display_name,
+    }
 
 
 def _value_json(comp: Comparison, role: str, name: str) -> dict[str, Any] | str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -252,6 +251,10 @@ class _Engine:
         return FetchedRole(spec, new_entry, data, status, previous=entry, includes=includes)
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
+        if len(jobs) == 1:  # no pool (nor its import) for one role: the common lazy lookup
+            return [self.one(*jobs[0])]
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=MAX_WORKERS) as pool:
             futures = [pool.submit(self.one, *job) for job in jobs]
             results: list[FetchedRole] = []

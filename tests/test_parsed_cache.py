@@ -1,0 +1,146 @@
+"""The parsed-metadata cache (paramdiff/upstream/parsed.py): an entry is used only when its
+header and digest verify; a corrupt, tampered, moved or outdated entry is rebuilt from the
+verified source bytes, never trusted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES, OVERLAY_YAML, build_mirror, location_args
+from test_offline_project import offline_sources, offline_upstream
+
+from paramdiff.cli import main
+from paramdiff.errors import InputError
+from paramdiff.model.metadata import parse_pdef
+from paramdiff.upstream.cache import Cache
+from paramdiff.upstream.parsed import (
+    FORMAT,
+    METADATA_KIND,
+    LazyParams,
+    load_metadata,
+    parsed_path,
+)
+
+PDEF = (FIXTURES / "offline" / "meta.pdef.json").read_bytes()
+SHA = hashlib.sha256(PDEF).hexdigest()
+FILE = "Rover-4.7/apm.pdef.json"
+
+
+def load(cache: Cache):  # type: ignore[no-untyped-def]
+    return load_metadata(cache, SHA, PDEF, FILE, "4.7")
+
+
+def expected() -> dict[str, dict[str, object]]:
+    return dict(parse_pdef(PDEF, FILE, "4.7").params)
+
+
+def entry(cache: Cache) -> Path:
+    return parsed_path(cache, METADATA_KIND, SHA)
+
+
+def forge(cache: Cache, payload: bytes, source_sha: str = SHA, fmt: str = FORMAT) -> None:
+    """An entry whose header is consistent with ``payload`` (what only a deliberate writer of
+    the cache directory could produce)."""
+    digest = hashlib.sha256(payload).hexdigest()
+    entry(cache).parent.mkdir(parents=True, exist_ok=True)
+    head = f"{fmt} {METADATA_KIND} {source_sha} {digest}\n".encode()
+    entry(cache).write_bytes(head + payload)
+
+
+def test_first_load_parses_and_writes_the_entry_the_second_reads_it(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    first = load(cache)
+    assert dict(first.params) == expected()
+    assert entry(cache).read_bytes().startswith(f"{FORMAT} {METADATA_KIND} {SHA} ".encode())
+    second = load(cache)
+    assert isinstance(second.params, LazyParams)  # read from the entry, not parsed again
+    assert dict(second.params) == expected()
+    assert second.label("SERVO1_FUNCTION", 73) == first.label("SERVO1_FUNCTION", 73)
+    assert "SERVO1_FUNCTION" in second and "NOPE" not in second
+    assert second.params.get("NOPE") is None and len(second.params) == len(expected())
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b"",  # empty
+        lambda b: b[: len(b) // 2],  # truncated
+        lambda b: b.split(b"\n", 1)[0],  # header only
+        lambda b: b"\xff\xfe" + b,  # garbage in front
+        lambda b: b.replace(b"Servo output function", b"Servo output functioN"),  # one byte
+    ],
+)
+def test_a_corrupt_entry_is_rebuilt(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    cache = Cache(tmp_path)
+    load(cache)
+    good = entry(cache).read_bytes()
+    entry(cache).write_bytes(damage(good))
+    assert dict(load(cache).params) == expected()
+    assert entry(cache).read_bytes() == good  # rewritten from the source
+
+
+def test_a_tampered_value_is_not_trusted(tmp_path: Path) -> None:
+    """An edited value with the old digest left in the header: the real value wins."""
+    cache = Cache(tmp_path)
+    load(cache)
+    good = entry(cache).read_bytes()
+    entry(cache).write_bytes(good.replace(b'"73":"ThrottleLeft"', b'"73":"ThrottleRight"'))
+    assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
+    assert entry(cache).read_bytes() == good
+
+
+def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    load(cache)
+    good = entry(cache).read_bytes()
+    payload = good.split(b"\n", 1)[1].replace(b"ThrottleLeft", b"Forged")
+    forge(cache, payload, source_sha="0" * 64)  # consistent, but built from other bytes
+    assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
+    forge(cache, payload, fmt="paramdiff-parsed 0")  # an older format
+    assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
+    forge(cache, b'["A","B"]\n{}')  # names and lines disagree
+    assert dict(load(cache).params) == expected()
+    assert entry(cache).read_bytes() == good
+
+
+def test_a_forged_malformed_line_is_an_error_naming_the_entry(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    forge(cache, b'["SERVO1_FUNCTION"]\nnot json')
+    meta = load(cache)
+    with pytest.raises(InputError) as exc:
+        meta.get("SERVO1_FUNCTION")
+    assert exc.value.fix == f"delete {entry(cache)} (it is rebuilt from the verified source)"
+
+
+def test_an_unwritable_cache_still_gives_the_metadata(tmp_path: Path) -> None:
+    blocker = tmp_path / "parsed"
+    blocker.write_text("a file where the folder would go")
+    cache = Cache(tmp_path)
+    assert dict(load(cache).params) == expected()
+    assert dict(load(cache).params) == expected()
+
+
+def test_compare_never_shows_a_tampered_label(tmp_path: Path) -> None:
+    """End to end: the enum label in `compare three-way` comes from the verified source even
+    when the parsed entry in the cache was edited."""
+    root = tmp_path / "project"
+    (root / "overlays").mkdir(parents=True)
+    (root / "sources.yaml").write_text(offline_sources())
+    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
+    build_mirror(tmp_path / "mirror", offline_upstream())
+    loc = location_args(root, tmp_path / "cache", tmp_path / "mirror")
+    runner = CliRunner()
+    assert runner.invoke(main, ["fetch", *loc]).exit_code == 0
+    first = runner.invoke(main, ["compare", "three-way", *loc])
+    assert first.exit_code == 0, first.output
+    assert "(ThrottleLeft)" in first.output
+    (path,) = (tmp_path / "cache" / "parsed" / METADATA_KIND).glob("*/*")
+    path.write_bytes(path.read_bytes().replace(b"ThrottleLeft", b"ThrottleLefT"))
+    again = runner.invoke(main, ["compare", "three-way", *loc])
+    assert again.output == first.output
+    assert b"ThrottleLeft" in path.read_bytes()  # rebuilt
+    assert json.loads(path.read_bytes().split(b"\n")[1]) == list(expected())
