@@ -52,19 +52,23 @@ class ParamdiffGroup(click.Group):
             sys.exit(BUG_EXIT)
 
 
-ECHO_BATCH = 512  # lines per write: click.echo flushes on every call
+ECHO_BATCH = 1 << 16  # characters per write: click.echo flushes on every call
 
 
 def _echo_lines(lines: Iterable[str]) -> None:
-    """Print lines as they come, a batch per write; what was produced before an error is
+    """Print lines as they come, ~64 KB per write (a line of `diff` over a thousand files can
+    be 100 KB, so the batch is counted in characters); what was produced before an error is
     still printed (before the error's message)."""
     batch: list[str] = []
+    size = 0
     try:
         for line in lines:
             batch.append(line)
-            if len(batch) >= ECHO_BATCH:
+            size += len(line) + 1
+            if size >= ECHO_BATCH:
                 click.echo("\n".join(batch))
                 batch.clear()
+                size = 0
     finally:
         if batch:
             click.echo("\n".join(batch))

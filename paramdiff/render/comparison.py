@@ -120,8 +120,8 @@ class _LineBuffer:
 
 
 def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
-    """The same bytes as ``json.dumps(document, indent=2)``, a parameter at a time: the
-    document's head, each parameter indented to its place in the list, then the tail."""
+    """The same bytes as ``json.dumps(document, indent=2)``, one list item at a time (``diff``
+    over a thousand files never holds the whole document)."""
     head: dict[str, Any] = {
         "sources": [
             {
@@ -137,38 +137,49 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
             for s in comp.sources
         ],
         "versions": comp.version_lines(),
-        "parameters": [],
-    }
-    tail: dict[str, Any] = {
-        "facts": [
-            {
-                "source": r,
-                "subject": f.subject,
-                "key": f.key,
-                "value": f.value,
-                "file": f.file,
-                "line": f.line,
-            }
-            for r, f in comp.facts
-        ],
-        "warnings": [
-            {"source": r, "file": w.file, "line": w.line, "message": w.message}
-            for r, w in comp.warnings
-        ],
     }
     head_lines = json.dumps(head, indent=2).splitlines()
-    if not names:  # '"parameters": [],' as json.dumps writes an empty list
-        head_lines[-2] += ","
-        yield from head_lines[:-1]
-    else:
-        yield from head_lines[:-2]
-        yield '  "parameters": ['
-        for i, name in enumerate(names):
-            entry = json.dumps(_parameter_json(comp, name), indent=2).splitlines()
-            entry[-1] += "," if i < len(names) - 1 else ""
-            yield from ("    " + line for line in entry)
-        yield "  ],"
-    yield from json.dumps(tail, indent=2).splitlines()[1:]
+    yield from head_lines[:-2]
+    yield head_lines[-2] + ","
+    yield from _json_list("parameters", (_parameter_json(comp, n) for n in names), last=False)
+    facts = (
+        {
+            "source": r,
+            "subject": f.subject,
+            "key": f.key,
+            "value": f.value,
+            "file": f.file,
+            "line": f.line,
+        }
+        for r, f in comp.facts
+    )
+    yield from _json_list("facts", facts, last=False)
+    warnings = (
+        {"source": r, "file": w.file, "line": w.line, "message": w.message}
+        for r, w in comp.warnings
+    )
+    yield from _json_list("warnings", warnings, last=True)
+    yield "}"
+
+
+_END = object()
+
+
+def _json_list(key: str, items: Iterator[Any], last: bool) -> Iterator[str]:
+    """A top-level key's list as ``json.dumps(..., indent=2)`` writes it, item by item."""
+    end = "" if last else ","
+    item = next(items, _END)
+    if item is _END:
+        yield f"  {json.dumps(key)}: []{end}"
+        return
+    yield f"  {json.dumps(key)}: ["
+    while item is not _END:
+        lines = json.dumps(item, indent=2).splitlines()
+        item = next(items, _END)
+        if item is not _END:
+            lines[-1] += ","
+        yield from ("    " + line for line in lines)
+    yield f"  ]{end}"
 
 
 def _parameter_json(comp: Comparison, name: str) -> dict[str, Any]:
