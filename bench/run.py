@@ -1,70 +1,210 @@
-"""Benchmark: paramdiff commands vs baselines measured in the same run (medians of N runs).
+"""Benchmark: paramdiff against pymavlink's mavparmdiff.py (the peer), measured in the same run.
 
-    python bench/run.py [--reps 5] [--mirror ../shared/upstream] [--write-readme]
+    python bench/run.py [--reps 15] [--mirror ../shared/upstream] [--write-readme]
 
-Targets (ratios, not seconds, so they hold on any machine):
-  compare three-way, derive --check, check   <= 1.3 x  python -c "import pandas, yaml, click"
-                                             (check: one profile, and every profile)
-  paramdiff --help                           <= 1.5 x  python -c "import click"
-  warm fetch with a satisfied lock           0 network requests (counted by a local server)
-  diff over every BlueBoat120.params version <= 2 x    one three-way compare
-  every profile's report                     < 60,000 characters before its <details> full
-                                             table (a PR comment holds 65,536); the whole
-                                             report's size is reported beside it
+The peer runs from its own environment (bench/.venv-peer, made here when absent, with the
+`bench` extra's requirements from setup.cfg). Every paramdiff command is paired with a run of
+the peer diffing BlueBoat120.params (4.7) against MotorBoat.params (4.6.3), the two alternating
+(A B, then B A, ...); a row's ratio is the median of its pairs' ratios, so load that comes and
+goes on a busy machine hits both sides. Peak memory is each process's own maximum resident set
+(``os.wait4``'s rusage).
+
+Targets (ratios to the peer's diff of those two files):
+  diff A B                  <= 0.8 x, and peak memory <= the peer's
+  compare three-way         <= 1.3 x
+  derive --check            <= 1.2 x
+  check (every profile)     <= 2.0 x
+  --help                    <= 0.7 x
+  warm fetch, satisfied lock: 0 network requests, and no command on a warm cache imports
+                              the fetch stack (requests, urllib3, git, http.client)
+  diff --lenient over every BlueOS parameter file in the mirror (1,068): time and peak memory
+                              per file at several N, growing linearly (per-file cost at the
+                              largest N within 1.25 x of that at half of it); CSV and JSON
+                              written as a stream (output adds < 16 MiB over the same
+                              command printing no rows)
+  every profile's report    < 60,000 characters before its <details> full table
 """
 
 from __future__ import annotations
 
 import argparse
+import configparser
 import json
+import os
 import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 PD = [PY, "-m", "paramdiff"]
+PEER_ENV = ROOT / "bench" / ".venv-peer"
+BLUEOS = "bluerobotics/Blueos-Parameter-Repository"
+HEAD = "d0aedc92e37187df5366c0dd9a6b9fc876d518c5"
+FILE_A = f"raw/{BLUEOS}/{HEAD}/params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params"
+FILE_B = f"raw/{BLUEOS}/{HEAD}/params/ardupilot/ArduRover/4.6/sitl/MotorBoat.params"
+FETCH_STACK = ("requests", "urllib3", "git", "http.client")
+REPORT_HEAD_LIMIT = 60_000
+STREAM_SLACK_MIB = 16.0
+LINEAR_SLACK = 1.25
 
 
-def timed(cmd: list[str], reps: int, env: dict[str, str] | None = None) -> tuple[float, float]:
-    runs = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        subprocess.run(
-            cmd,
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs), (max(runs) - min(runs))
+@dataclass
+class Run:
+    seconds: float
+    peak_mib: float
+    code: int
 
 
-def blueboat_versions(mirror: Path) -> list[Path]:
-    """The BlueBoat120.params of every commit (its newest firmware folder), oldest first."""
+def run(cmd: list[str], env: dict[str, str]) -> Run:
+    """One process: wall time, its own peak resident set, exit code."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Run(seconds, usage.ru_maxrss / 1024, proc.returncode)
+
+
+def peer_environment() -> Path:
+    """bench/.venv-peer's python, made (venv + pip, requirements from the bench extra) when
+    absent; the peer never shares paramdiff's environment."""
+    python = PEER_ENV / "bin" / "python"
+    check = [str(python), "-c", "import pymavlink.mavparm"]
+    if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
+        return python
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    reqs = [r for r in cfg["options.extras_require"]["bench"].splitlines() if r.strip()]
+    print(f"making {PEER_ENV.relative_to(ROOT)} with {', '.join(reqs)} ...", file=sys.stderr)
+    subprocess.run([PY, "-m", "venv", str(PEER_ENV)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
+    return python
+
+
+@dataclass
+class Pair:
+    label: str
+    ours: list[Run]
+    peer: list[Run]
+    target: float
+    memory_target: bool = False
+
+    @property
+    def ratio(self) -> float:
+        pairs = zip(self.ours, self.peer, strict=True)
+        return statistics.median(a.seconds / b.seconds for a, b in pairs)
+
+    @property
+    def met(self) -> bool:
+        ok = self.ratio <= self.target
+        if self.memory_target:
+            ok = ok and peak(self.ours) <= peak(self.peer)
+        return ok
+
+
+def peak(runs: list[Run]) -> float:
+    return max(r.peak_mib for r in runs)
+
+
+def median_s(runs: list[Run]) -> float:
+    return statistics.median(r.seconds for r in runs)
+
+
+def paired(
+    label: str,
+    ours: list[str],
+    peer: list[str],
+    reps: int,
+    env: dict[str, str],
+    target: float,
+    codes: tuple[int, ...] = (0,),
+    memory_target: bool = False,
+) -> Pair:
+    """Alternate ours and the peer ``reps`` times (after one unmeasured run of each: bytecode
+    and parsed-metadata caches are warm, as on a user's second run)."""
+    peer_env = {"PATH": env["PATH"]}
+    for cmd, e, want in ((ours, env, codes), (peer, peer_env, (0,))):
+        first = run(cmd, e)
+        if first.code not in want:
+            out = subprocess.run(cmd, cwd=ROOT, env=e, capture_output=True, text=True)
+            sys.exit(f"{' '.join(cmd)} exited {first.code}:\n{out.stderr[-2000:]}")
+    a: list[Run] = []
+    b: list[Run] = []
+    for i in range(reps):
+        if i % 2 == 0:
+            a.append(run(ours, env))
+            b.append(run(peer, peer_env))
+        else:
+            b.append(run(peer, peer_env))
+            a.append(run(ours, env))
+    return Pair(label, a, b, target, memory_target)
+
+
+def blueos_files(mirror: Path) -> list[Path]:
+    """Every parameter file of the BlueOS repository at every mirrored commit."""
     manifest = json.loads((mirror / "MANIFEST.json").read_text())
-    repo = "bluerobotics/Blueos-Parameter-Repository"
-    entry = manifest[repo]
+    files = manifest[BLUEOS]["files"]
+    return sorted(
+        mirror / "raw" / BLUEOS / commit / path
+        for commit, paths in files.items()
+        for path in paths
+        if path.endswith(".params")
+    )
+
+
+@dataclass
+class Scale:
+    n: int
+    fmt: str
+    run: Run
+    empty: Run | None = None  # the same files, printing no rows
+
+    @property
+    def per_file_ms(self) -> float:
+        return 1000 * self.run.seconds / self.n
+
+    @property
+    def per_file_mib(self) -> float:
+        return self.run.peak_mib / self.n
+
+
+def scale(files: list[Path], env: dict[str, str]) -> list[Scale]:
+    total = len(files)
     out = []
-    for c in reversed(entry["commits"]):
-        paths = [
-            p
-            for p in entry["files"].get(c["sha"], {})
-            if p.endswith("/Navigator/BlueBoat120.params")
-        ]
-        if paths:
-            newest = max(paths, key=lambda p: [int(x) for x in p.split("/")[3].split(".")])
-            out.append(mirror / "raw" / repo / c["sha"] / newest)
+    for n in sorted({10, 100, 250, total // 2, total}):
+        cmd = [*PD, "diff", "--lenient", "--format", "csv", *map(str, files[:n])]
+        out.append(Scale(n, "csv", run(cmd, env)))
+    for fmt in ("csv", "json"):
+        cmd = [*PD, "diff", "--lenient", "--format", fmt, *map(str, files)]
+        nothing = [*cmd[:4], "--param", "NO_SUCH_NAME", *cmd[4:]]
+        out.append(Scale(total, fmt, run(cmd, env), run(nothing, env)))
     return out
 
 
-REPORT_HEAD_LIMIT = 60_000
+def fetch_stack_imports(env: dict[str, str]) -> list[str]:
+    """Modules of the fetch stack a warm compare/check imports (should be none)."""
+    found: set[str] = set()
+    for args in (["compare", "three-way"], ["check"], ["derive", "--check"]):
+        err = subprocess.run(
+            [PY, "-X", "importtime", "-m", "paramdiff", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stderr
+        for line in err.splitlines():
+            name = line.rsplit("|", 1)[-1].strip()
+            if name.split(".")[0] in FETCH_STACK or name in FETCH_STACK:
+                found.add(name)
+    return sorted(found)
 
 
 def report_sizes(env: dict[str, str]) -> list[tuple[str, int, int]]:
@@ -81,82 +221,6 @@ def report_sizes(env: dict[str, str]) -> list[tuple[str, int, int]]:
             text = path.read_text(encoding="utf-8")
             out.append((name, len(text), len(text.partition("<details>")[0])))
     return out
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--mirror", default=str(ROOT.parent / "shared" / "upstream"))
-    ap.add_argument("--write-readme", action="store_true")
-    args = ap.parse_args()
-    mirror = Path(args.mirror)
-    cache = tempfile.mkdtemp(prefix="paramdiff-bench-")
-    env = {"PARAMDIFF_CACHE": cache, "PARAMDIFF_MIRROR": str(mirror), "PATH": "/usr/bin:/bin"}
-    subprocess.run([*PD, "fetch"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
-    base_heavy = timed([PY, "-c", "import pandas, yaml, click"], args.reps)
-    base_click = timed([PY, "-c", "import click"], args.reps)
-    rows = []
-
-    def measure(label: str, cmd: list[str], base: tuple[float, float], target: float) -> None:
-        t = timed(cmd, args.reps, env)
-        ratio = t[0] / base[0]
-        rows.append((label, t, ratio, target))
-
-    measure("compare three-way", [*PD, "compare", "three-way", "--offline"], base_heavy, 1.3)
-    measure("derive --check", [*PD, "derive", "--check", "--offline"], base_heavy, 1.3)
-    measure(
-        "check --profile blueboat",
-        [*PD, "check", "--profile", "blueboat", "--offline"],
-        base_heavy,
-        1.3,
-    )
-    measure("check (every profile)", [*PD, "check", "--offline"], base_heavy, 1.3)
-    measure("--help", [*PD, "--help"], base_click, 1.5)
-    three = rows[0][1]
-    versions = blueboat_versions(mirror)
-    scale = []
-    for n in sorted({2, 5, 10, 20, len(versions)}):
-        if n <= len(versions):
-            t = timed([*PD, "diff", *map(str, versions[:n])], max(1, args.reps // 2), env)
-            scale.append((n, t[0]))
-    full = scale[-1][1]
-    rows.append((f"diff over {len(versions)} versions", (full, 0.0), full / three[0], 2.0))
-    requests = warm_fetch_requests(mirror, cache)
-    sizes = report_sizes(env)
-    lines = [
-        f"Machine: {platform.machine()}, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}, {args.reps} repetitions, medians.",
-        f"Baselines: `import pandas, yaml, click` {base_heavy[0]:.3f}s; "
-        f"`import click` {base_click[0]:.3f}s.",
-        "",
-        "| what | median | spread | ratio | target | met |",
-        "|---|---|---|---|---|---|",
-    ]
-    for label, (med, spread), ratio, target in rows:
-        ok = "yes" if ratio <= target else "NO"
-        lines.append(
-            f"| {label} | {med:.3f}s | {spread:.3f}s | {ratio:.2f}x | <= {target}x | {ok} |"
-        )
-    lines.append(
-        f"| warm fetch, satisfied lock | | | {requests} requests | 0 | "
-        f"{'yes' if requests == 0 else 'NO'} |"
-    )
-    for name, whole, head in sizes:
-        lines.append(
-            f"| report {name}: {whole:,} characters | | | {head:,} before `<details>` | "
-            f"< {REPORT_HEAD_LIMIT:,} | {'yes' if head < REPORT_HEAD_LIMIT else 'NO'} |"
-        )
-    lines.append("")
-    lines.append("diff time by N: " + ", ".join(f"N={n}: {t:.2f}s" for n, t in scale))
-    print("\n".join(lines))
-    if args.write_readme:
-        readme = ROOT / "README.md"
-        text = readme.read_text()
-        head, rest = text.split("<!-- bench:start -->", 1)
-        _, tail = rest.split("<!-- bench:end -->", 1)
-        readme.write_text(
-            head + "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->" + tail
-        )
 
 
 def warm_fetch_requests(mirror: Path, cache: str) -> int:
@@ -185,6 +249,132 @@ def warm_fetch_requests(mirror: Path, cache: str) -> int:
     )
     httpd.shutdown()
     return len(log)
+
+
+def yes(ok: bool) -> str:
+    return "yes" if ok else "NO"
+
+
+def pair_lines(pairs: list[Pair]) -> list[str]:
+    lines = [
+        "| what | paramdiff | peer (mavparmdiff.py A B) | ratio (median of pairs) | target "
+        "| peak memory: paramdiff / peer | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for p in pairs:
+        target = f"<= {p.target}x" + (", memory <= peer's" if p.memory_target else "")
+        lines.append(
+            f"| {p.label} | {median_s(p.ours):.3f}s | {median_s(p.peer):.3f}s | {p.ratio:.2f}x "
+            f"| {target} | {peak(p.ours):.1f} / {peak(p.peer):.1f} MiB | {yes(p.met)} |"
+        )
+    return lines
+
+
+def scale_lines(points: list[Scale]) -> tuple[list[str], bool]:
+    growth = [s for s in points if s.empty is None]
+    last, half = growth[-1], growth[-2]
+    time_growth = last.per_file_ms / half.per_file_ms
+    mem_growth = last.per_file_mib / half.per_file_mib
+    linear = time_growth <= LINEAR_SLACK and mem_growth <= LINEAR_SLACK
+    lines = [
+        "",
+        f"`diff --lenient --format csv` over N of the mirror's {last.n:,} BlueOS parameter files:",
+        "",
+        "| N | time | per file | peak memory | per file |",
+        "|---|---|---|---|---|",
+    ]
+    for s in growth:
+        lines.append(
+            f"| {s.n:,} | {s.run.seconds:.2f}s | {s.per_file_ms:.2f} ms | {s.run.peak_mib:.0f} MiB "
+            f"| {s.per_file_mib:.3f} MiB |"
+        )
+    lines += [
+        "",
+        f"Linear: per-file time at N={last.n:,} is {time_growth:.2f}x, per-file memory "
+        f"{mem_growth:.2f}x that at N={half.n:,} (target <= {LINEAR_SLACK}x): {yes(linear)}.",
+    ]
+    streamed = True
+    for s in points:
+        if s.empty is None:
+            continue
+        extra = s.run.peak_mib - s.empty.peak_mib
+        ok = extra < STREAM_SLACK_MIB
+        streamed = streamed and ok
+        lines.append(
+            f"{s.fmt.upper()} over all {s.n:,}: {s.run.seconds:.2f}s, {s.run.peak_mib:.0f} MiB "
+            f"peak; printing no rows: {s.empty.peak_mib:.0f} MiB, so the output adds "
+            f"{extra:.1f} MiB (streamed: < {STREAM_SLACK_MIB:.0f} MiB): {yes(ok)}."
+        )
+    return lines, linear and streamed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--mirror", default=str(ROOT.parent / "shared" / "upstream"))
+    ap.add_argument("--write-readme", action="store_true")
+    args = ap.parse_args()
+    mirror = Path(args.mirror).resolve()
+    peer_py = peer_environment()
+    peer = [str(peer_py), str(peer_py.parent / "mavparmdiff.py"), str(mirror / FILE_A)]
+    peer.append(str(mirror / FILE_B))
+    load_before = os.getloadavg()
+    cache = tempfile.mkdtemp(prefix="paramdiff-bench-")
+    env = {"PARAMDIFF_CACHE": cache, "PARAMDIFF_MIRROR": str(mirror), "PATH": "/usr/bin:/bin"}
+    subprocess.run([*PD, "fetch"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    reps = args.reps
+    pairs = [
+        paired(
+            "diff A B",
+            [*PD, "diff", str(mirror / FILE_A), str(mirror / FILE_B)],
+            peer,
+            reps,
+            env,
+            0.8,
+            codes=(1,),  # they differ
+            memory_target=True,
+        ),
+        paired("compare three-way", [*PD, "compare", "three-way"], peer, reps, env, 1.3),
+        paired("derive --check", [*PD, "derive", "--check"], peer, reps, env, 1.2),
+        paired("check (every profile)", [*PD, "check"], peer, reps, env, 2.0),
+        paired("--help", [*PD, "--help"], peer, reps, env, 0.7),
+    ]
+    stack = fetch_stack_imports(env)
+    requests = warm_fetch_requests(mirror, cache)
+    files = blueos_files(mirror)
+    points = scale(files, env)
+    sizes = report_sizes(env)
+    load_after = os.getloadavg()
+    lines = [
+        f"Machine: {platform.machine()}, {platform.system()} {platform.release()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}; {reps} pairs per row. "
+        f"Load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after"
+        + (" — a busy machine: ratios are the figures to read." if load_before[0] > 1 else "."),
+        "",
+        *pair_lines(pairs),
+        f"| warm fetch, satisfied lock | | | {requests} requests | 0 | | {yes(requests == 0)} |",
+        f"| fetch stack imported on a warm cache | | | {', '.join(stack) or 'none'} | none | "
+        f"| {yes(not stack)} |",
+    ]
+    for name, whole, head in sizes:
+        lines.append(
+            f"| report {name}: {whole:,} characters | | | {head:,} before `<details>` | "
+            f"< {REPORT_HEAD_LIMIT:,} | | {yes(head < REPORT_HEAD_LIMIT)} |"
+        )
+    more, scale_ok = scale_lines(points)
+    lines += more
+    met = all(p.met for p in pairs) and requests == 0 and not stack and scale_ok
+    met = met and all(head < REPORT_HEAD_LIMIT for _, _, head in sizes)
+    lines += ["", "Every target met." if met else "Some targets NOT met (see the rows marked NO)."]
+    print("\n".join(lines))
+    if args.write_readme:
+        readme = ROOT / "README.md"
+        text = readme.read_text()
+        head, rest = text.split("<!-- bench:start -->", 1)
+        _, tail = rest.split("<!-- bench:end -->", 1)
+        readme.write_text(
+            head + "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->" + tail
+        )
 
 
 if __name__ == "__main__":
