@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from .errors import ParamdiffError
@@ -22,6 +21,8 @@ def write_atomic(path: Path, data: bytes) -> bool:
         pass
     except OSError as exc:
         raise ParamdiffError(f"cannot read {path}: {exc.strerror}", "check permissions") from None
+    import tempfile  # only writers need it
+
     tmp_name = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -62,6 +62,9 @@ def test_first_load_parses_and_writes_the_entry_the_second_reads_it(tmp_path: Pa
     assert second.label("SERVO1_FUNCTION", 73) == first.label("SERVO1_FUNCTION", 73)
     assert "SERVO1_FUNCTION" in second and "NOPE" not in second
     assert second.params.get("NOPE") is None and len(second.params) == len(expected())
+    for flag in ("RebootRequired", "Calibration", "ReadOnly", "NoSuchFlag"):
+        assert second.flagged(flag) == first.flagged(flag)
+    assert second.flagged("RebootRequired") == {"FRAME_CLASS"}
 
 
 @pytest.mark.parametrize(
@@ -102,14 +105,16 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     forge(cache, payload, fmt="paramdiff-parsed 0")  # an older format
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
-    forge(cache, b'["A","B"]\n{}')  # names and lines disagree
+    forge(cache, b'["A","B"]\n{}\n{}')  # names and lines disagree
+    assert dict(load(cache).params) == expected()
+    forge(cache, b'["A"]\n{"Calibration":[7]}\n{}')  # a flag index pointing nowhere
     assert dict(load(cache).params) == expected()
     assert entry(cache).read_bytes() == good
 
 
 def test_a_forged_malformed_line_is_an_error_naming_the_entry(tmp_path: Path) -> None:
     cache = Cache(tmp_path)
-    forge(cache, b'["SERVO1_FUNCTION"]\nnot json')
+    forge(cache, b'["SERVO1_FUNCTION"]\n{}\nnot json')
     meta = load(cache)
     with pytest.raises(InputError) as exc:
         meta.get("SERVO1_FUNCTION")

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..errors import InputError
 from .values import format_value
+
+
+def is_flag_set(raw: Mapping[str, Any], flag: str) -> bool:
+    """A metadata flag (``Calibration``, ``ReadOnly``, ``RebootRequired``, ...) is set."""
+    return str(raw.get(flag, "")).lower() in ("1", "true")
 
 
 @dataclass(frozen=True)
@@ -29,7 +35,7 @@ class ParamMeta:
     def units(self) -> str:
         return str(self.raw.get("Units", ""))
 
-    @property
+    @cached_property  # one ParamMeta per name per run (Metadata.get): a table reads it often
     def range(self) -> tuple[float, float] | None:
         r = self.raw.get("Range")
         if not isinstance(r, dict):
@@ -39,7 +45,7 @@ class ParamMeta:
         except (KeyError, ValueError, TypeError):
             return None
 
-    @property
+    @cached_property
     def values(self) -> dict[float, str]:
         out = {}
         for k, v in (self.raw.get("Values") or {}).items():
@@ -49,7 +55,7 @@ class ParamMeta:
                 continue
         return out
 
-    @property
+    @cached_property
     def bitmask(self) -> dict[int, str]:
         out = {}
         for k, v in (self.raw.get("Bitmask") or {}).items():
@@ -60,7 +66,7 @@ class ParamMeta:
         return out
 
     def flag(self, name: str) -> bool:
-        return str(self.raw.get(name, "")).lower() in ("1", "true")
+        return is_flag_set(self.raw, name)
 
     @property
     def read_only(self) -> bool:
@@ -118,9 +124,32 @@ class Metadata:
     # a cached parse on first lookup)
     params: Mapping[str, dict[str, Any]]
 
+    _made: dict[str, ParamMeta | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _flagged: dict[str, frozenset[str]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
     def get(self, name: str) -> ParamMeta | None:
+        if name in self._made:
+            return self._made[name]
         raw = self.params.get(name)
-        return ParamMeta(name, raw) if raw is not None else None
+        made = ParamMeta(name, raw) if raw is not None else None
+        self._made[name] = made
+        return made
+
+    def flagged(self, flag: str) -> frozenset[str]:
+        """The names whose ``flag`` is set (``ParamMeta.flag``), from the cached parse's index
+        when there is one (so classifying a name decodes nothing)."""
+        if flag not in self._flagged:
+            index = getattr(self.params, "flagged", None)
+            self._flagged[flag] = (
+                index(flag)
+                if index is not None
+                else frozenset(n for n, raw in self.params.items() if is_flag_set(raw, flag))
+            )
+        return self._flagged[flag]
 
     def __contains__(self, name: str) -> bool:
         return name in self.params

@@ -57,8 +57,7 @@ class Classifier:
             if cat.calibration_list and self._calibration_listed(name):
                 return cat.name, cat.rule
             if cat.metadata_flags and any(
-                (meta := m.get(name)) is not None and any(meta.flag(f) for f in cat.metadata_flags)
-                for m in self.metadata
+                name in m.flagged(f) for m in self.metadata for f in cat.metadata_flags
             ):
                 return cat.name, cat.rule
             if cat.script_defined:

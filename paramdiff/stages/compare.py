@@ -35,12 +35,16 @@ class Status:
     verdict: Verdict
     roles: tuple[str, ...] = ()
     renamed: bool = False  # ArduPilot renamed it between the sources' firmware versions
+    text: str = field(init=False, repr=False, compare=False)  # written once: tables read it often
+
+    def __post_init__(self) -> None:
+        text = " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
+        if self.renamed:
+            text = "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
+        object.__setattr__(self, "text", text)
 
     def __str__(self) -> str:
-        text = " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
-        if not self.renamed:
-            return text
-        return "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
+        return self.text
 
     @property
     def disagrees(self) -> bool:

@@ -10,6 +10,7 @@ own firmware's metadata defines both names (a vehicle that kept the old one).
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,9 +18,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..config.yamlfile import SAFE_LOADER
 from ..errors import InputError
 from ..model.metadata import ParamMeta
 from ..model.source import Source
@@ -165,6 +163,10 @@ def _expand(entry: Any, index: int) -> Iterator[Rename]:
 
 def parse_renames(text: str) -> dict[str, Rename]:
     """Every rename in a renames.yaml text, keyed by old name."""
+    import yaml  # only when the cached table is missing or fails verification
+
+    from ..config.yamlfile import SAFE_LOADER
+
     doc = yaml.load(text, Loader=SAFE_LOADER)
     if not isinstance(doc, dict) or not isinstance(doc.get("renames"), list):
         raise InputError("no 'renames:' list", "see the file's header", file=DATA_FILE)
@@ -175,12 +177,53 @@ def parse_renames(text: str) -> dict[str, Rename]:
     return out
 
 
+RENAMES_KIND = "renames"
+
+
 @cache
 def known_renames() -> dict[str, Rename]:
-    """The renames shipped with paramdiff (read once per process)."""
+    """The renames shipped with paramdiff (read once per process).
+
+    The expanded table is kept in the cache per sha256 of renames.yaml (verified like every
+    parsed entry, upstream/parsed.py), so `diff` reads JSON and never imports the YAML stack.
+    """
     # A plain path, not importlib.resources: that import alone costs more than the parse.
     path = Path(__file__).resolve().parent.parent / "data" / "renames.yaml"
-    return parse_renames(path.read_text(encoding="utf-8"))
+    data = path.read_bytes()
+    from ..digests import sha256_of
+    from ..upstream.cache import Cache, default_cache_dir
+    from ..upstream.parsed import read_entry, write_entry
+
+    cache, digest = Cache(default_cache_dir()), sha256_of(data)
+    payload = read_entry(cache, RENAMES_KIND, digest)
+    table = _decode_table(payload) if payload is not None else None
+    if table is None:
+        table = parse_renames(data.decode("utf-8"))
+        write_entry(cache, RENAMES_KIND, digest, _encode_table(table))
+    return table
+
+
+def _encode_table(table: Mapping[str, Rename]) -> bytes:
+    rows = [
+        [r.old, r.new, r.since, r.conversion.scale, r.conversion.units, r.conversion.rule, r.source]
+        for r in table.values()
+    ]
+    return json.dumps(rows, ensure_ascii=False).encode()
+
+
+def _decode_table(payload: bytes) -> dict[str, Rename] | None:
+    try:
+        rows = json.loads(payload)
+        table = {}
+        for old, new, since, scale, units, rule, source in rows:
+            if not all(isinstance(x, str) for x in (old, new, since, units, rule, source)):
+                return None
+            if type(scale) is not float or (rule and rule not in RULES):
+                return None
+            table[old] = Rename(old, new, since, Conversion(scale, units, rule), source)
+    except (ValueError, TypeError):
+        return None
+    return table
 
 
 # --------------------------------------------------------------------------- pairing

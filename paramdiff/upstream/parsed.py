@@ -2,8 +2,9 @@
 
 ``apm.pdef.json`` is 2 MB of indented JSON; parsing it is the largest single cost of a compare
 or a check. Its parameters are kept, per sha256 of the verified source bytes, in a compact form
-that loads in a few milliseconds: a header line, the parameter names as one JSON array, then
-each parameter's metadata as one line of compact JSON, decoded only when that parameter is
+that loads in a few milliseconds: a header line, the parameter names as one JSON array, the
+names indexed by flag (``Calibration``, ``RebootRequired``, ...; classifying decodes nothing),
+then each parameter's metadata as one line of compact JSON, decoded only when that parameter is
 looked up. The cache directory is not trusted code, so the form is plain JSON text (never
 pickle or marshal), and it is verified like every cache entry: the header names the format, the
 kind, the source's sha256 and the sha256 of everything after it. An entry that fails any of
@@ -22,7 +23,7 @@ from typing import Any
 from ..digests import sha256_of
 from ..errors import InputError, ParamdiffError
 from ..files import write_atomic
-from ..model.metadata import Metadata, parse_pdef
+from ..model.metadata import Metadata, is_flag_set, parse_pdef
 from .cache import Cache
 
 FORMAT = "paramdiff-parsed 1"
@@ -59,8 +60,11 @@ def write_entry(cache: Cache, kind: str, source_sha256: str, payload: bytes) -> 
 class LazyParams(Mapping[str, dict[str, Any]]):
     """name -> metadata dict, each decoded from its compact JSON line on first lookup."""
 
-    def __init__(self, lines: dict[str, str], where: Path) -> None:
+    def __init__(
+        self, lines: dict[str, str], flags: dict[str, frozenset[str]], where: Path
+    ) -> None:
         self._lines = lines
+        self._flags = flags
         self._decoded: dict[str, dict[str, Any]] = {}
         self._where = where
 
@@ -70,6 +74,10 @@ class LazyParams(Mapping[str, dict[str, Any]]):
             raw = self._decode(self._lines[name])
             self._decoded[name] = raw
         return raw
+
+    def flagged(self, flag: str) -> frozenset[str]:
+        """Names whose ``flag`` is set, from the index written with the entry."""
+        return self._flags.get(flag, frozenset())
 
     def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self._lines else default
@@ -99,23 +107,32 @@ class LazyParams(Mapping[str, dict[str, Any]]):
 
 def _encode_params(params: Mapping[str, dict[str, Any]]) -> bytes:
     names = list(params)
-    lines = [json.dumps(names, ensure_ascii=False)]
+    flags: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        for key in params[name]:
+            if is_flag_set(params[name], key):
+                flags.setdefault(key, []).append(i)
+    lines = [json.dumps(names, ensure_ascii=False), json.dumps(flags, ensure_ascii=False)]
     lines += [json.dumps(params[n], ensure_ascii=False, separators=(",", ":")) for n in names]
     return "\n".join(lines).encode()
 
 
 def _decode_params(payload: bytes, where: Path) -> LazyParams | None:
     try:
-        first, _, rest = payload.decode().partition("\n")
-        names = json.loads(first)
+        names_line, flags_line, rest = payload.decode().split("\n", 2)
+        names, flags = json.loads(names_line), json.loads(flags_line)
     except (UnicodeDecodeError, ValueError):
         return None
     lines = rest.split("\n")
     if not isinstance(names, list) or len(names) != len(lines) or not names:
         return None
-    if not all(isinstance(n, str) for n in names):
+    if not all(isinstance(n, str) for n in names) or not isinstance(flags, dict):
         return None
-    return LazyParams(dict(zip(names, lines, strict=True)), where)
+    try:
+        index = {flag: frozenset(names[i] for i in at) for flag, at in flags.items()}
+    except (TypeError, IndexError):
+        return None
+    return LazyParams(dict(zip(names, lines, strict=True)), index, where)
 
 
 def load_metadata(
