@@ -159,8 +159,8 @@ class PinContext:
         out: dict[str, Metadata] = {}
         from .upstream.parsed import load_metadata
 
-        roles = self.metadata_roles()
-        for f in self.fetched(roles).values():
+        # One role at a time: hashing two cached files needs no thread pool (nor its import).
+        for f in (self.fetched([r])[r] for r in self.metadata_roles()):
             spec = f.spec
             firmware = spec.firmware or self._firmware_from_path(spec.path) or self.pin
             out[firmware] = load_metadata(
