@@ -28,6 +28,9 @@ class Verdict(Enum):
     SET = "set"  # the only source in the table sets it: nothing to compare with (`show FILE`)
 
 
+SHORT_STATUS_ROLES = 8
+
+
 @dataclass(frozen=True)
 class Status:
     """A row's verdict and the roles it names; its text is what tables and CSV show."""
@@ -35,16 +38,22 @@ class Status:
     verdict: Verdict
     roles: tuple[str, ...] = ()
     renamed: bool = False  # ArduPilot renamed it between the sources' firmware versions
-    text: str = field(init=False, repr=False, compare=False)  # written once: tables read it often
+    # Written once when short (tables read it often); a `diff` over a thousand files names
+    # hundreds of roles per row, so a long text is made when asked for and not kept.
+    text: str | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        short = self._text() if len(self.roles) <= SHORT_STATUS_ROLES else None
+        object.__setattr__(self, "text", short)
+
+    def _text(self) -> str:
         text = " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
-        if self.renamed:
-            text = "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
-        object.__setattr__(self, "text", text)
+        if not self.renamed:
+            return text
+        return "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
 
     def __str__(self) -> str:
-        return self.text
+        return self.text if self.text is not None else self._text()
 
     @property
     def disagrees(self) -> bool:

@@ -13,13 +13,11 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 from urllib.parse import quote, urlparse
 
 from ..errors import FetchError
-
-if TYPE_CHECKING:  # imported when a transport is made: a warm cache never loads the HTTP stack
-    from .http import HttpClient, SizeLimit
+from .http import HttpClient, SizeLimit
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 LOCKED_SIZE = "the size sources.lock records"
@@ -100,16 +98,12 @@ class HttpsTransport:
     ) -> None:
         self.raw_base = raw_base.rstrip("/")
         self.git_base = git_base.rstrip("/")
-        from .http import HttpClient
-
         self.client = client or HttpClient()
 
     def resolve(self, repo: str, ref: str) -> str:
         return ls_remote(f"{self.git_base}/{repo}.git", ref)
 
     def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
-        from .http import SizeLimit
-
         limit = None if locked_size is None else SizeLimit(locked_size, LOCKED_SIZE)
         url = f"{self.raw_base}/{repo}/{commit}/{quote(path)}"
         return Fetched(self.client.get(url, limit))
@@ -245,8 +239,6 @@ class MirrorTransport:
             )
         if scheme == "file":
             self.base = urlparse(self.base).path
-        from .http import HttpClient
-
         self.client = client or HttpClient()
         self._manifest: dict[str, Any] | None = None
         self._guard = threading.Lock()
@@ -316,8 +308,6 @@ class MirrorTransport:
                 f"{path} does not exist at commit {commit[:12]} in the mirror",
                 "check the path in sources.yaml against the repository at that commit",
             )
-        from .http import SizeLimit
-
         limit = None
         if locked_size is not None:
             limit = SizeLimit(locked_size, LOCKED_SIZE)
