@@ -107,8 +107,6 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     forge(cache, b'["A","B"]\n{}\n{}')  # names and lines disagree
     assert dict(load(cache).params) == expected()
-    forge(cache, b'["A"]\n{"Calibration":[7]}\n{}')  # a flag index pointing nowhere
-    assert dict(load(cache).params) == expected()
     assert entry(cache).read_bytes() == good
 
 
@@ -119,6 +117,9 @@ def test_a_forged_malformed_line_is_an_error_naming_the_entry(tmp_path: Path) ->
     with pytest.raises(InputError) as exc:
         meta.get("SERVO1_FUNCTION")
     assert exc.value.fix == f"delete {entry(cache)} (it is rebuilt from the verified source)"
+    forge(cache, b'["SERVO1_FUNCTION"]\n{"Calibration":[7]}\n{}')  # an index pointing nowhere
+    with pytest.raises(InputError):
+        load(cache).flagged("Calibration")
 
 
 def test_an_unwritable_cache_still_gives_the_metadata(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ delta that upstream has moved under is detected as stale instead of applied blin
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -47,7 +46,12 @@ class Rule:
     def matches(self, name: str, category: str) -> bool:
         if self.category is not None and self.category == category:
             return True
-        return any(fnmatch.fnmatchcase(name, g) for g in self.params)
+        return self.params != () and self._pattern.match(name) is not None
+
+    @cached_property
+    def _pattern(self) -> re.Pattern[str]:
+        """The globs as one compiled pattern (fnmatchcase semantics), made once per rule."""
+        return compile_globs(self.params)
 
     @property
     def label(self) -> str:
@@ -75,7 +79,14 @@ class Overlay:
         return frozenset(r.category for r in self.exclude if r.category)
 
     def delta(self, name: str) -> Delta | None:
-        return next((d for d in self.deltas if d.param == name), None)
+        return self._deltas_by_name.get(name)
+
+    @cached_property
+    def _deltas_by_name(self) -> dict[str, Delta]:
+        out: dict[str, Delta] = {}
+        for d in self.deltas:
+            out.setdefault(d.param, d)  # the first, as a scan in file order finds it
+        return out
 
     def excluded_by(self, name: str, category: str) -> Rule | None:
         """The rule that leaves ``name`` out, or None when the derived file carries it."""

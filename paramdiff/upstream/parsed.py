@@ -61,10 +61,12 @@ class LazyParams(Mapping[str, dict[str, Any]]):
     """name -> metadata dict, each decoded from its compact JSON line on first lookup."""
 
     def __init__(
-        self, lines: dict[str, str], flags: dict[str, frozenset[str]], where: Path
+        self, names: list[str], lines: list[str], flags: dict[str, Any], where: Path
     ) -> None:
-        self._lines = lines
-        self._flags = flags
+        self._names = names
+        self._lines = dict(zip(names, lines, strict=True))
+        self._flag_rows = flags  # flag -> row numbers, made into name sets when asked for
+        self._flags: dict[str, frozenset[str]] = {}
         self._decoded: dict[str, dict[str, Any]] = {}
         self._where = where
 
@@ -77,7 +79,21 @@ class LazyParams(Mapping[str, dict[str, Any]]):
 
     def flagged(self, flag: str) -> frozenset[str]:
         """Names whose ``flag`` is set, from the index written with the entry."""
-        return self._flags.get(flag, frozenset())
+        if flag not in self._flags:
+            rows = self._flag_rows.get(flag, [])
+            n = len(self._names)
+            if not isinstance(rows, list) or not all(type(i) is int and 0 <= i < n for i in rows):
+                raise self._malformed()
+            self._flags[flag] = frozenset(self._names[i] for i in rows)
+        return self._flags[flag]
+
+    def _malformed(self) -> InputError:
+        # Only an entry forged with a matching digest gets here.
+        return InputError(
+            "the parsed metadata in the cache is malformed",
+            f"delete {self._where} (it is rebuilt from the verified source)",
+            file=str(self._where),
+        )
 
     def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self._lines else default
@@ -87,12 +103,8 @@ class LazyParams(Mapping[str, dict[str, Any]]):
             raw = json.loads(line)
         except ValueError:
             raw = None
-        if not isinstance(raw, dict):  # only an entry forged with a matching digest gets here
-            raise InputError(
-                "the parsed metadata in the cache is malformed",
-                f"delete {self._where} (it is rebuilt from the verified source)",
-                file=str(self._where),
-            )
+        if not isinstance(raw, dict):
+            raise self._malformed()
         return raw
 
     def __contains__(self, name: object) -> bool:
@@ -128,11 +140,7 @@ def _decode_params(payload: bytes, where: Path) -> LazyParams | None:
         return None
     if not all(isinstance(n, str) for n in names) or not isinstance(flags, dict):
         return None
-    try:
-        index = {flag: frozenset(names[i] for i in at) for flag, at in flags.items()}
-    except (TypeError, IndexError):
-        return None
-    return LazyParams(dict(zip(names, lines, strict=True)), index, where)
+    return LazyParams(names, lines, flags, where)
 
 
 def load_metadata(
