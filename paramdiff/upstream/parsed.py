@@ -118,7 +118,7 @@ class LazyParams(Mapping[str, dict[str, Any]]):
     def _decode(self, line: bytes) -> dict[str, Any]:
         # The C scanner itself: json.loads's Python layers cost more than the parse of a line.
         try:
-            text = line.decode("ascii")
+            text = line.decode()
             raw, end = _SCAN(text, 0)
         except (ValueError, StopIteration):
             raw, text, end = None, "", -1
