@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .errors import ParamdiffError
+from .errors import INTERNAL_ERROR_EXIT, ParamdiffError, internal_error_line
 
 TABLE_FORMATS = ("text", "markdown", "csv", "json")
 
@@ -103,6 +103,15 @@ def handle_errors(f: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             click.echo("Error: interrupted", err=True)
             sys.exit(130)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except OSError as exc:  # a file boundary the library did not name: still input
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"Error: {where}{exc.strerror or exc} — check the path", err=True)
+            sys.exit(2)
+        except Exception as exc:  # never a traceback, and never 1 (the drift code)
+            click.echo(internal_error_line(exc), err=True)
+            sys.exit(INTERNAL_ERROR_EXIT)
 
     return wrapper
 

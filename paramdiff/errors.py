@@ -72,3 +72,26 @@ class DriftError(ParamdiffError):
             return f"{self.findings[0]} — {self.fix}"
         body = "\n".join(f"  - {f}" for f in self.findings)
         return f"{self.what}:\n{body}\nFix: {self.fix}"
+
+
+QUOTE_LIMIT = 80
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """Offending input as an error shows it: at most ``limit`` characters (a 200 MB value
+    must not make a 200 MB error line), control characters escaped (one line stays one)."""
+    short = text[:limit]
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in short)
+    return shown if len(text) <= limit else f"{shown}… ({len(text)} characters)"
+
+
+INTERNAL_ERROR_EXIT = 3
+
+
+def internal_error_line(exc: BaseException) -> str:
+    """The one line an unexpected exception becomes (exit 3, never 1: 1 means drift)."""
+    what = quote(f"{type(exc).__name__}: {exc}", 200)
+    return (
+        f"Error: internal error ({what}) — this is a bug in paramdiff; please report it with "
+        "the command you ran"
+    )

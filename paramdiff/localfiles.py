@@ -6,13 +6,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import InputError
+from .files import read_regular
 from .table import Source, parse_any
 
 
 def read_local(path: Path) -> bytes:
     try:
-        return path.read_bytes()
-    except OSError as exc:
+        return read_regular(path, label=path.as_posix())
+    except FileNotFoundError as exc:
         raise InputError(
             f"cannot read the file: {exc.strerror}", "check the path", file=str(path)
         ) from None

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .sinks import write_atomic
+from .files import read_regular, write_atomic
 from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
 
@@ -137,10 +137,11 @@ def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
 
 
 def read_lock(root: Path) -> Lock | None:
-    path = root / LOCK_FILE
-    if not path.exists():
+    try:
+        data = read_regular(root / LOCK_FILE, label=LOCK_FILE)
+    except FileNotFoundError:
         return None
-    return parse_lock(path.read_bytes())
+    return parse_lock(data)
 
 
 def write_lock(root: Path, lock: Lock) -> bool:

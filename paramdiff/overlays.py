@@ -17,6 +17,7 @@ from typing import Any
 
 from .cache import sha256_of
 from .errors import ConfigError, StaleOverlayError
+from .files import read_regular
 from .formats import Param, check_name, format_value, parse_number, same_value
 from .metadata import Metadata
 from .sources import check_keys, compile_globs
@@ -179,7 +180,7 @@ def parse_overlay(data: bytes, file: str) -> Overlay:
 
 def load_overlay(root: Path, rel: str) -> Overlay:
     try:
-        data = (root / rel).read_bytes()
+        data = read_regular(root / rel, label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"

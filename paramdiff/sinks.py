@@ -6,49 +6,14 @@ Generators produce lines; the sink is chosen last, so `derive`, `derive --check`
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ParamdiffError
+from .files import read_regular, write_atomic
 
-
-def write_atomic(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` via a temp file and rename; never leave half a file.
-
-    Returns False (and touches nothing) when the file already holds exactly these bytes.
-    """
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise ParamdiffError(f"cannot read {path}: {exc.strerror}", "check permissions") from None
-    tmp_name = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp_name, path)
-        tmp_name = None
-    except OSError as exc:
-        raise ParamdiffError(
-            f"cannot write {path}: {exc.strerror or exc}",
-            "make the directory writable or choose another output path",
-        ) from None
-    finally:
-        if tmp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
-    return True
+__all__ = ["CheckResult", "check_file", "join_lines", "write_atomic"]
 
 
 def join_lines(lines: Iterable[str]) -> str:
@@ -65,11 +30,11 @@ class CheckResult:
 def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> CheckResult:
     """Compare what would be written with what is on disk; a unified diff when they differ."""
     expected = join_lines(lines)
-    try:
-        actual = path.read_text(encoding="utf-8")
+    try:  # a FIFO, a device or a huge file is an input error naming it, never read
+        actual: str | None = read_regular(path, label=label).decode("utf-8")
     except FileNotFoundError:
         actual = None
-    except (OSError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         actual = ""
     if actual == expected:
         return CheckResult(path, True, "")

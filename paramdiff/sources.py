@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .errors import ConfigError
+from .files import read_regular
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
@@ -429,7 +430,7 @@ def parse_config(data: bytes, file: str, root: Path) -> Config:
 def load_config(root: Path) -> Config:
     path = root / SOURCES_FILE
     try:
-        data = path.read_bytes()
+        data = read_regular(path, label=SOURCES_FILE)
     except FileNotFoundError:
         raise ConfigError(
             f"no {SOURCES_FILE} in {root}",

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlparse
 
 from .errors import FetchError
+from .files import read_regular
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 RAW_BASE = "https://raw.githubusercontent.com"
@@ -325,7 +326,7 @@ class MirrorTransport:
         if not target.is_relative_to(root):
             raise TransportError(f"{rel} escapes the mirror", "fix the path")
         try:
-            return target.read_bytes()
+            return read_regular(target)
         except FileNotFoundError:
             raise TransportError(
                 f"{target} does not exist in the mirror", "refresh the mirror or check the path"
