@@ -92,6 +92,14 @@ def _context(kw: dict[str, Any]) -> Any:
     return PinContext(opts, kw.pop("profile"), kw.pop("pin"))
 
 
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so exiting does not fail flushing it."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def handle_errors(f: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -105,6 +113,9 @@ def handle_errors(f: Callable[..., Any]) -> Callable[..., Any]:
             sys.exit(130)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
+        except BrokenPipeError:  # the reader left (`| head`): stop quietly, as cat would
+            _silence_stdout()
+            sys.exit(141)
         except OSError as exc:  # a file boundary the library did not name: still input
             where = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"Error: {where}{exc.strerror or exc} — check the path", err=True)
@@ -195,8 +206,16 @@ def _print_comparison(comp: Any, fmt: str, title: str | None, **kw: Any) -> None
 
 
 def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """How to read local files: their format, and whether bad lines are warnings."""
+    """How to read local files: their format, whether bad lines are warnings, and where
+    their BlueOS %include paths may lead."""
     f = click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")(f)
+    f = click.option(
+        "--root",
+        "include_root",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Directory every BlueOS %include must stay in (default: the file's git work "
+        "tree, else its own directory).",
+    )(f)
     return click.option(
         "--input-format",
         type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
@@ -216,13 +235,20 @@ def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
 )
 @table_options
 @handle_errors
-def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **kw: Any) -> None:
+def show(
+    file: Path,
+    input_format: str,
+    lenient: bool,
+    include_root: Path | None,
+    as_format: str | None,
+    **kw: Any,
+) -> None:
     """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
     from .comparison import compare
     from .formats import write_rows
     from .localfiles import local_source
 
-    src = local_source(file, input_format, lenient)
+    src = local_source(file, input_format, lenient, root=include_root)
     if as_format:
         _echo_lines(write_rows(src.file.params.values(), as_format))
         return
@@ -236,14 +262,16 @@ def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **
 @input_options
 @table_options
 @handle_errors
-def diff(files: tuple[Path, ...], input_format: str, lenient: bool, **kw: Any) -> None:
+def diff(
+    files: tuple[Path, ...], input_format: str, lenient: bool, include_root: Path | None, **kw: Any
+) -> None:
     """N-way compare of local files (params or SDF), like mavparmdiff."""
     from .comparison import compare
     from .localfiles import local_sources
 
     if len(files) < 2:
         raise click.UsageError("give at least two files")
-    sources = local_sources(files, input_format, lenient)
+    sources = local_sources(files, input_format, lenient, include_root)
     _print_comparison(compare(sources), kw.pop("fmt"), None, **kw)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -54,16 +55,17 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
             f"cannot read the file: {exc.strerror or exc}", "check the path and its permissions",
             file=name,
         ) from None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(
-                f"is {describe_kind(info.st_mode)}, not a regular file",
-                "name a regular file here",
-                file=name,
-            )
-        if info.st_size > limit:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(fd)
+        if info.st_size > limit and stat.S_ISREG(info.st_mode):
             raise _too_big(name, info.st_size, limit)
+        raise InputError(
+            f"is {describe_kind(info.st_mode)}, not a regular file",
+            "name a regular file here",
+            file=name,
+        )
+    with os.fdopen(fd, "rb") as fh:
         try:
             data = fh.read(limit + 1)
         except OSError as exc:
@@ -127,14 +129,32 @@ def write_atomic(path: Path, data: bytes) -> bool:
 def _through_proc(path: Path) -> bool:
     """Whether ``path`` reaches its file through /proc (``/dev/stdout`` -> /proc/self/fd/1):
     a descriptor the shell opened, to write through, never to rename over."""
+    return _proc_link(path) is not None
+
+
+def _proc_link(path: Path) -> str | None:
+    """The /proc/... hop of ``path``'s symlink chain, if it has one."""
     current = os.path.abspath(path)
     for _ in range(40):
         if current.startswith("/proc/"):
-            return True
+            return current
         if not os.path.islink(current):
-            return False
+            return None
         current = os.path.join(os.path.dirname(current), os.readlink(current))
-    return False
+    return None
+
+
+def _own_fd(path: Path) -> int | None:
+    """N when ``path`` is this process's descriptor N (/dev/stdout, /dev/fd/N,
+    /proc/self/fd/N): written through that descriptor, so its offset moves on as the
+    shell expects (``-o /dev/stdout > file`` then more output)."""
+    hop = _proc_link(path)
+    if hop is None:
+        return None
+    parts = hop.split("/")  # ['', 'proc', 'self' or pid, 'fd', 'N']
+    if len(parts) == 5 and parts[2] in ("self", str(os.getpid())) and parts[3] == "fd":
+        return int(parts[4]) if parts[4].isdigit() else None
+    return None
 
 
 def _holds(path: Path, data: bytes) -> bool:
@@ -173,6 +193,13 @@ def _write_stream(path: Path, data: bytes, mode: int) -> bool:
             "choose a regular file, a pipe or a character device as the output path",
         )
     try:
+        own = _own_fd(path)
+        if own is not None:
+            sys.stdout.flush()  # whatever was printed before goes first
+            view = memoryview(data)
+            while view:
+                view = view[os.write(own, view) :]
+            return True
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -13,9 +13,9 @@ import posixpath
 import re
 import struct
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .errors import InputError
+from .errors import InputError, quote
 
 NAME_RE = re.compile(r"^[A-Z][A-Z_0-9]*$")
 NAME_MAX = 16
@@ -390,14 +390,36 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
 
 
 IncludeReader = Callable[[str], bytes]
+# Deeper than any real include set (BlueOS's go 2 levels); a deeper chain is refused, never
+# a RecursionError.
+INCLUDE_DEPTH_LIMIT = 32
+
+
+@dataclass
+class _IncludeContext:
+    """One top-level parse's includes: how to read them, where they must stay, and each
+    file's rows parsed once (a diamond of includes costs one parse per file, not 2^depth)."""
+
+    read: IncludeReader | None
+    root: str  # "" = repository-relative paths that may not climb; else a local directory
+    lenient: bool
+    parsed: dict[str, ParamFile] = field(default_factory=dict)
+
+
+def include_inside(path: str, root: str) -> bool:
+    """Whether the normalized include ``path`` stays inside ``root`` (see _IncludeContext)."""
+    if not root:
+        return not posixpath.isabs(path) and path != ".." and not path.startswith("../")
+    rel = posixpath.relpath(path, root)
+    return rel != ".." and not rel.startswith("../")
 
 
 def _parse_blueos(
     lines: list[str],
     file: str,
     col: _Collector,
-    read: IncludeReader | None,
-    chain: tuple[Origin, ...],
+    ctx: _IncludeContext,
+    stack: tuple[str, ...],
 ) -> None:
     """BlueOS's other format: ``%include "x"``, ``NAME: VALUE,`` and ``//`` comments.
 
@@ -411,29 +433,12 @@ def _parse_blueos(
         inc = INCLUDE_RE.match(stripped)
         if inc:
             target = inc.group(1) if inc.group(1) is not None else inc.group(2)
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
-            climbs = path.startswith("../") or path == ".."
-            if (climbs and not file.startswith("../")) or posixpath.isabs(target):
-                col.problem(
-                    file, n, f"%include '{target}' leaves the repository", "fix the include path"
-                )
-                continue
-            if any(o.file == path for o in chain) or path == file:
-                col.problem(file, n, f"%include '{target}' includes itself", "remove the cycle")
-                continue
-            if read is None:
-                col.problem(
-                    file,
-                    n,
-                    f"%include '{target}' cannot be resolved here",
-                    "parse the file through a profile so its includes are fetched",
-                )
-                continue
-            sub = decode(read(path), path)
-            _parse_blueos(sub, path, col, read, (*chain, Origin(file, n)))
+            _include(file, n, target, col, ctx, (*stack, file))
             continue
         if stripped.startswith("%"):
-            col.problem(file, n, f"unknown directive '{stripped}'", "only %include is supported")
+            col.problem(
+                file, n, f"unknown directive '{quote(stripped)}'", "only %include is supported"
+            )
             continue
         body, comment = _split_comment(stripped, "//")
         m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body)
@@ -441,13 +446,56 @@ def _parse_blueos(
             col.problem(
                 file,
                 n,
-                f"'{body}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
+                f"'{quote(body)}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
                 "write NAME: VALUE, or comment the line out with //",
             )
             continue
-        row = col.value_row(file, n, m.group(1), m.group(2), comment, chain=chain)
+        row = col.value_row(file, n, m.group(1), m.group(2), comment)
         if row:
             col.add(row, override=True)
+
+
+def _include(
+    file: str, n: int, target: str, col: _Collector, ctx: _IncludeContext, stack: tuple[str, ...]
+) -> None:
+    """Merge the rows of one ``%include`` line, each with this line prepended to its chain."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
+    shown = quote(target)
+    if posixpath.isabs(target) or not include_inside(path, ctx.root):
+        where = "the repository" if not ctx.root else "the include root"
+        fix = "fix the include path" if not ctx.root else "fix the include path, or pass --root"
+        col.problem(file, n, f"%include '{shown}' leaves {where}", fix)
+        return
+    if path in stack:
+        col.problem(file, n, f"%include '{shown}' includes itself", "remove the cycle")
+        return
+    if len(stack) > INCLUDE_DEPTH_LIMIT:
+        col.problem(
+            file,
+            n,
+            f"%include '{shown}' nests includes more than {INCLUDE_DEPTH_LIMIT} deep",
+            "flatten the include chain",
+        )
+        return
+    if ctx.read is None:
+        col.problem(
+            file,
+            n,
+            f"%include '{shown}' cannot be resolved here",
+            "parse the file through a profile so its includes are fetched",
+        )
+        return
+    sub = ctx.parsed.get(path)
+    if sub is None:
+        sub = ParamFile(file=path, format="blueos")
+        _parse_blueos(decode(ctx.read(path), path), path, _Collector(sub, ctx.lenient), ctx, stack)
+        ctx.parsed[path] = sub
+    here = Origin(file, n)
+    for p in sub.params.values():
+        col.add(replace(p, chain=(here, *p.chain)), override=True)
+    for w in sub.warnings:
+        if w not in col.out.warnings:
+            col.out.warnings.append(w)
 
 
 def parse_params(
@@ -457,8 +505,12 @@ def parse_params(
     *,
     lenient: bool = False,
     read_include: IncludeReader | None = None,
+    include_root: str = "",
 ) -> ParamFile:
-    """Parse a parameter text file. Raises InputError (strict) on the first bad line."""
+    """Parse a parameter text file. Raises InputError (strict) on the first bad line.
+
+    ``include_root``: the directory BlueOS ``%include`` paths must stay in; "" for files
+    named by their path inside a repository."""
     if fmt == "auto":
         fmt = detect_format(data, file)
     if fmt not in PARAM_TEXT_FORMATS:
@@ -474,7 +526,7 @@ def parse_params(
     if fmt == "qgc":
         _parse_qgc(lines, file, col)
     elif fmt == "blueos":
-        _parse_blueos(lines, file, col, read_include, ())
+        _parse_blueos(lines, file, col, _IncludeContext(read_include, include_root, lenient), ())
     else:
         _parse_name_value(lines, file, col)
     if not out.params and not out.warnings:
