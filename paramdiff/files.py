@@ -52,7 +52,8 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
         raise
     except OSError as exc:
         raise InputError(
-            f"cannot read the file: {exc.strerror or exc}", "check the path and its permissions",
+            f"cannot read the file: {exc.strerror or exc}",
+            "check the path and its permissions",
             file=name,
         ) from None
     info = os.fstat(fd)
@@ -168,9 +169,7 @@ def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
     tmp_name = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-        )
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)
             fh.write(data)

@@ -17,16 +17,21 @@ from dataclasses import dataclass, field, replace
 
 from .errors import InputError, quote
 
-NAME_RE = re.compile(r"^[A-Z][A-Z_0-9]*$")
+NAME_RE = re.compile(r"[A-Z][A-Z_0-9]*\Z")
 NAME_MAX = 16
-NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+# ArduPilot reads values with C's strtof (AP_Param::parse_param_line in
+# libraries/AP_Param/AP_Param.cpp), which knows ASCII digits only: Arabic-Indic or full-width
+# digits read as 0 there, so they are errors here. re.ASCII keeps \d to [0-9]; \Z refuses
+# the trailing newline that $ would allow.
+NUMBER_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z", re.ASCII)
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
 PARAMS_SPLIT = re.compile(r"[ \t,=]+")  # the separators ArduPilot's own loader accepts
 # The common, well-formed line in one match (a valid name, a decimal, an optional # comment);
 # anything else takes the general path, which explains what is wrong with it.
 PARAMS_LINE_RE = re.compile(
     r"([A-Z][A-Z_0-9]{0,15})[ \t,=]+([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
-    r"[ \t,=]*(?:#\s*(.*))?"
+    r"[ \t,=]*(?:#\s*(.*))?",
+    re.ASCII,
 )
 FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
 INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
@@ -151,30 +156,39 @@ def check_name(name: str) -> tuple[str, str] | None:
     """(problem, fix) when ``name`` is not an ArduPilot parameter name."""
     if len(name) > NAME_MAX:
         return (
-            f"name '{name}' is {len(name)} characters; ArduPilot names are at most {NAME_MAX} "
-            "and its loader would silently skip this line",
+            f"name '{quote(name)}' is {len(name)} characters; ArduPilot names are at most "
+            f"{NAME_MAX} and its loader would silently skip this line",
             "correct the name against the firmware's parameter list",
         )
     if not NAME_RE.match(name):
         return (
-            f"name '{name}' is not a parameter name (upper-case letters, digits and _, "
+            f"name '{quote(name)}' is not a parameter name (upper-case letters, digits and _, "
             "starting with a letter)",
             "correct the name; ArduPilot would silently ignore it",
         )
     return None
 
 
+def _ascii_int(text: str) -> bool:
+    """A non-negative integer in ASCII digits (str.isdigit also accepts '١' and '１')."""
+    return text.isascii() and text.isdigit()
+
+
 def parse_number(text: str) -> tuple[float | None, str | None]:
     """(value, None) or (None, problem)."""
     if NUMBER_RE.match(text):
-        value = float(text)
+        value = float(text)  # safe: the grammar above is a subset of float()'s
         if math.isfinite(value) and math.isfinite(float32(value)):
             return value, None
-        return None, f"value '{text}' does not fit a float32 parameter"
+        return None, f"value '{quote(text)}' does not fit a float32 parameter"
     low = text.lower().lstrip("+-")
     if low in ("nan", "inf", "infinity"):
         return None, f"value '{text}' is not a finite number"
-    return None, f"value '{text}' is not a number"
+    if any(c.isdigit() and not c.isascii() for c in text):
+        return None, (
+            f"value '{quote(text)}' uses non-ASCII digits (ArduPilot's strtof reads only 0-9)"
+        )
+    return None, f"value '{quote(text)}' is not a number"
 
 
 def decode(data: bytes, file: str) -> list[str]:
@@ -225,7 +239,7 @@ def detect_format(data: bytes, file: str = "") -> str:
                 return "qgc"
             continue
         fields = line.split("\t")
-        if len(fields) >= 4 and fields[0].strip().isdigit() and fields[1].strip().isdigit():
+        if len(fields) >= 4 and _ascii_int(fields[0].strip()) and _ascii_int(fields[1].strip()):
             return "qgc"
         if BLUEOS_RE.match(line.split("//")[0].strip()):
             return "blueos"
@@ -340,7 +354,7 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
             col.problem(
                 file,
                 n,
-                f"'{body}' is not a parameter line (NAME VALUE)",
+                f"'{quote(body)}' is not a parameter line (NAME VALUE)",
                 "write NAME VALUE, or comment the line out with #",
             )
             continue
@@ -348,7 +362,7 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
             col.problem(
                 file,
                 n,
-                f"unexpected text after the value: '{' '.join(tokens[2:])}'",
+                f"unexpected text after the value: '{quote(' '.join(tokens[2:]))}'",
                 "remove it, or put it after a # as a comment (ArduPilot ignores it silently)",
             )
             continue
@@ -371,16 +385,19 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
             )
             continue
         sysid, compid, name, text, type_text = fields
-        if not (sysid.isdigit() and compid.isdigit()):
-            col.problem(
-                file, n, f"sysid/compid '{sysid}'/'{compid}' are not numbers", "fix the columns"
-            )
-            continue
-        if not type_text.isdigit() or int(type_text) not in QGC_TYPES:
+        if not (_ascii_int(sysid) and _ascii_int(compid)):
             col.problem(
                 file,
                 n,
-                f"TYPE '{type_text}' is not a MAV_PARAM_TYPE",
+                f"sysid/compid '{quote(sysid)}'/'{quote(compid)}' are not numbers",
+                "fix the columns",
+            )
+            continue
+        if not _ascii_int(type_text) or int(type_text) not in QGC_TYPES:
+            col.problem(
+                file,
+                n,
+                f"TYPE '{quote(type_text)}' is not a MAV_PARAM_TYPE",
                 "use 2/4/6 (int8/16/32) or 9 (real32)",
             )
             continue
