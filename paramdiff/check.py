@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .channels import channel_findings
 from .errors import ConfigError, StaleOverlayError
@@ -36,9 +37,10 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     out = CheckOutcome()
     profile, pin = ctx.profile.name, ctx.pin
     fetch_fix = f"paramdiff fetch --profile {profile} --pin {pin} --update"
+    lock = ctx.lock  # read here: a malformed lock is an input error (exit 2), not drift
     for spec in ctx.specs.values():
         try:
-            require_entry(ctx.lock, profile, pin, spec)
+            require_entry(lock, profile, pin, spec)
         except ConfigError as exc:
             out.fail(exc.what, fetch_fix)
     if out.findings:
@@ -50,13 +52,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay")
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
-    regenerate = derived.regenerate
-    result = check_file(ctx.config.root / derived.target, render(derived), derived.target)
-    if result.up_to_date:
-        out.passed.append(f"{derived.target} is up to date")
-    else:
-        out.fail(f"{derived.target} differs from what derive writes", regenerate)
-        out.diffs.append(result.diff)
+    _check_derived_file(ctx, derived, render, out)
     report_path = ctx.profile.report_path(pin)
     inputs = gather(ctx, derived)
     if report_path:
@@ -106,6 +102,26 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         if not findings:
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
     return out
+
+
+def _check_derived_file(ctx: PinContext, derived: Any, render: Any, out: CheckOutcome) -> None:
+    """The committed derived file equals what derive writes — when it is this pin's file.
+    One derived path without {pin} belongs to the default pin: another pin has nothing
+    committed to compare (and `derive --pin` would refuse to overwrite it)."""
+    profile = ctx.profile
+    if ctx.pin != profile.default_pin and not profile.derived_is_per_pin():
+        out.warnings.append(
+            f"{derived.target} is pin {profile.default_pin}'s file (default_pin), so it is not "
+            f"compared for pin {ctx.pin}; put {{pin}} in the profile's derived path to commit "
+            "one per pin"
+        )
+        return
+    result = check_file(ctx.config.root / derived.target, render(derived), derived.target)
+    if result.up_to_date:
+        out.passed.append(f"{derived.target} is up to date")
+    else:
+        out.fail(f"{derived.target} differs from what derive writes", derived.regenerate)
+        out.diffs.append(result.diff)
 
 
 def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes]]:

@@ -49,8 +49,8 @@ def location_options(f: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--transport",
-            type=click.Choice(["https", "git"]),
-            help="Override every source's transport.",
+            type=click.Choice(["https", "git", "mirror"]),
+            help="Override every source's transport (mirror needs --mirror).",
         ),
         click.option(
             "--git-base",
@@ -106,6 +106,8 @@ def handle_errors(f: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return f(*args, **kwargs)
         except ParamdiffError as exc:
+            for line in getattr(exc, "details", ()):  # a check's findings, then one Error line
+                click.echo(line, err=True)
             click.echo(f"Error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:

@@ -213,13 +213,13 @@ def render(
     if fmt == "csv":
         yield from _render_csv(comp, names)
         return
-    from .texttable import table
+    from .texttable import TEXT_CELL_MAX, table
 
     headers = ["name", *comp.roles, "status", "category", "display_name"]
     md = fmt == "markdown"
     if preamble:
         yield from _preamble(comp, names, title, md)
-    yield from table(headers, _rows(comp, names), md)
+    yield from table(headers, _rows(comp, names), md, cell_max=TEXT_CELL_MAX)
     if comp.facts:
         yield ""
         yield "### Not representable as parameters" if md else "Not representable as parameters:"

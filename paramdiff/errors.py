@@ -67,11 +67,15 @@ class DriftError(ParamdiffError):
         super().__init__(f"{len(findings)} problem(s) found", fix)
 
     @property
+    def details(self) -> list[str]:
+        """Lines printed before the one Error line: each finding, when there are several."""
+        return [] if len(self.findings) == 1 else [f"  - {f}" for f in self.findings]
+
+    @property
     def message(self) -> str:
         if len(self.findings) == 1:
             return f"{self.findings[0]} — {self.fix}"
-        body = "\n".join(f"  - {f}" for f in self.findings)
-        return f"{self.what}:\n{body}\nFix: {self.fix}"
+        return f"{self.what} (listed above) — {self.fix}"
 
 
 QUOTE_LIMIT = 80

@@ -7,12 +7,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, quote
 from .files import read_regular, write_atomic
 from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"
+LOCK_VERSION = 1
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 HEADER = (
@@ -71,7 +72,7 @@ class Lock:
         tree: dict[str, Any] = {}
         for (profile, pin, role), entry in sorted(self.entries.items()):
             tree.setdefault(profile, {}).setdefault(pin, {})[role] = entry.to_yaml()
-        return HEADER + dump_yaml({"version": 1, "profiles": tree})
+        return HEADER + dump_yaml({"version": LOCK_VERSION, "profiles": tree})
 
 
 def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
@@ -127,6 +128,13 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
 def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
     doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
+    if raw["version"] != LOCK_VERSION or isinstance(raw["version"], bool):
+        raise doc.error(
+            ("version",),
+            f"unsupported lock version {quote(repr(raw['version']))} (this paramdiff writes "
+            f"version {LOCK_VERSION})",
+            "upgrade paramdiff, or delete sources.lock and run: paramdiff fetch",
+        )
     lock = Lock()
     for profile, pins in (raw["profiles"] or {}).items():
         for pin, roles in (pins or {}).items():

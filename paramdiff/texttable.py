@@ -20,8 +20,26 @@ def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
     return widths
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> Iterator[str]:
-    """Lines of the table: aligned plain text, or a GitHub markdown table."""
+# A plain-text cell is cut to this many characters (ending in …): one value with every bit
+# label spelled out (ARMING_SKIPCHK) made the whole table 375 columns wide. Markdown, CSV and
+# JSON keep every cell whole.
+TEXT_CELL_MAX = 30
+
+
+def _cut(cell: str, limit: int) -> str:
+    return cell if len(cell) <= limit else cell[: limit - 1] + "…"
+
+
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    markdown: bool,
+    cell_max: int | None = None,
+) -> Iterator[str]:
+    """Lines of the table: aligned plain text (cells cut at ``cell_max``; None keeps them
+    whole), or a GitHub markdown table (always whole)."""
+    if not markdown and cell_max is not None:
+        rows = [[_cut(c, cell_max) for c in row] for row in rows]
     widths = _widths(headers, rows)
     if markdown:
         yield "| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)) + " |"

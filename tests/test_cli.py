@@ -111,7 +111,11 @@ def test_check_models(fetched: tuple[Path, list[str]]) -> None:
     ) in out.output
     assert "model range 1000–2000 vs SERVO1_MIN/MAX 1100–1900 (20% less PWM span" in out.output
     assert "net direction is backwards: SERVO3_REVERSED 1 × multiplier 70" in out.output
-    assert "Fix: fix the <control> blocks of" in out.output
+    # The findings come first; the Error line itself is one line, and the last.
+    last = out.output.splitlines()[-1]
+    assert last.startswith("Error: ")
+    assert "problem(s) found (listed above) — fix the <control>" in last
+    assert [ln for ln in out.output.splitlines() if ln.startswith("Error:")] == [last]
 
 
 def test_show_round_trips_every_format(tmp_path: Path) -> None:
