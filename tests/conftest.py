@@ -20,7 +20,19 @@ import pytest
 from paramdiff.transports import git_blob_id
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def no_paramdiff_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees none of the caller's PARAMDIFF_* variables (the README tells people
+    to export PARAMDIFF_MIRROR; the suite must pass the same with or without it)."""
+    for name in list(os.environ):
+        if name.startswith("PARAMDIFF_"):
+            monkeypatch.delenv(name)
+
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 SHARED_MIRROR = ROOT.parent / "shared" / "upstream"
 
 
