@@ -95,17 +95,19 @@ def test_output_through_a_symlink_replaces_the_target_not_the_link(
 
 
 def test_new_outputs_follow_the_umask_and_old_ones_keep_their_mode(
-    tmp_path: Path, umask_027: None
+    derived: tuple[Path, list[str]], tmp_path: Path, umask_027: None
 ) -> None:
+    """Before: every file written was 0600, whatever the umask."""
+    _, loc = derived
     fresh = tmp_path / "fresh.params"
-    assert write_atomic(fresh, b"A 1\n")
-    assert stat.S_IMODE(fresh.stat().st_mode) == 0o640  # 0666 minus the umask, not 0600
+    assert run("derive", *loc, "-o", str(fresh)).exit_code == 0
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o640  # 0666 minus the umask
     kept = tmp_path / "kept.params"
     kept.write_bytes(b"A 1\n")
     kept.chmod(0o604)
-    assert write_atomic(kept, b"A 2\n")
+    assert run("derive", *loc, "-o", str(kept)).exit_code == 0
     assert stat.S_IMODE(kept.stat().st_mode) == 0o604
-    assert kept.read_bytes() == b"A 2\n"
+    assert kept.read_bytes() == fresh.read_bytes()
 
 
 def test_output_into_a_directory_or_socket_is_refused(tmp_path: Path) -> None:
