@@ -89,14 +89,16 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
         if not isinstance(value, str) or not pattern.match(value):
             raise doc.error(
                 (*path, key),
-                f"{key} {value!r} is not {what}",
+                f"{key} {quote(repr(value))} is not {what}",
                 "the lock was edited by hand; restore it from git or run paramdiff fetch --update",
             )
         return value
 
     def size(value: Any, p: tuple[Any, ...]) -> int:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise doc.error(p, f"size {value!r} is not a byte count", "restore the lock from git")
+            raise doc.error(
+                p, f"size {quote(repr(value))} is not a byte count", "restore the lock from git"
+            )
         return value
 
     includes = []

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .cache import sha256_of
-from .errors import ConfigError, StaleOverlayError
+from .errors import ConfigError, StaleOverlayError, quote
 from .files import read_regular
 from .formats import Param, check_name, format_value, parse_number, same_value
 from .metadata import Metadata
@@ -125,7 +125,9 @@ def parse_overlay(data: bytes, file: str) -> Overlay:
     doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
     if raw["version"] != 1:
-        raise doc.error(("version",), f"unsupported version {raw['version']!r}", "use version: 1")
+        raise doc.error(
+            ("version",), f"unsupported version {quote(repr(raw['version']))}", "use version: 1"
+        )
     select = raw.get("select") or {}
     check_keys(doc, ("select",), select, set(), {"exclude", "include"})
     sections = []

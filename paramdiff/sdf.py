@@ -158,8 +158,7 @@ def _channel_number(raw: str | None, file: str, line: int) -> int:
         )
     if len(text) > 3 or int(text) >= MAX_SERVO_CHANNELS:
         raise InputError(
-            f"<control> channel '{quote(text)}' is beyond ArduPilot's {MAX_SERVO_CHANNELS} "
-            "outputs",
+            f"<control> channel '{quote(text)}' is beyond ArduPilot's {MAX_SERVO_CHANNELS} outputs",
             f"use a channel from 0 to {MAX_SERVO_CHANNELS - 1} (channel 0 is SERVO1)",
             file=file,
             line=line,

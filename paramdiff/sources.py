@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, quote
 from .files import read_regular
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
@@ -166,7 +166,7 @@ def check_repo(value: Any, doc: YamlDoc, path: KeyPath) -> str:
     if not isinstance(value, str) or not REPO_RE.match(value) or ".." in value:
         raise doc.error(
             path,
-            f"'{key_name(path)}' is not an owner/name repository: {value!r}",
+            f"'{key_name(path)}' is not an owner/name repository: {quote(repr(value))}",
             "write it as owner/name, e.g. ArduPilot/SITL_Models (no spaces, not starting with '-')",
         )
     return value
@@ -176,7 +176,7 @@ def check_ref(value: Any, doc: YamlDoc, path: KeyPath) -> str:
     if not isinstance(value, str) or not value or REF_BAD_RE.search(value):
         raise doc.error(
             path,
-            f"'{key_name(path)}' is not a safe git ref: {value!r}",
+            f"'{key_name(path)}' is not a safe git ref: {quote(repr(value))}",
             "use a branch, tag or 40-hex commit that does not start with '-' "
             "and has no whitespace or control characters",
         )
@@ -230,7 +230,7 @@ def _globs(doc: YamlDoc, path: KeyPath, value: Any) -> tuple[str, ...]:
         if not isinstance(item, str) or not NAME_GLOB_RE.match(item):
             raise doc.error(
                 (*path, i),
-                f"'{key_name(path)}' entry {item!r} is not a parameter name or glob",
+                f"'{key_name(path)}' entry {quote(repr(item))} is not a parameter name or glob",
                 "use upper-case names with * ? [..] wildcards, e.g. SERVO*_TRIM",
             )
     return tuple(items)
@@ -413,7 +413,9 @@ def parse_config(data: bytes, file: str, root: Path) -> Config:
     doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
     if raw["version"] != 1:
-        raise doc.error(("version",), f"unsupported version {raw['version']!r}", "use version: 1")
+        raise doc.error(
+            ("version",), f"unsupported version {quote(repr(raw['version']))}", "use version: 1"
+        )
     categories = tuple(
         _category(doc, ("categories", i), c) for i, c in enumerate(raw.get("categories") or [])
     )
