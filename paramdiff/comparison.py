@@ -88,7 +88,7 @@ class Comparison:
         meta = src.metadata or self.metadata
         return meta.label(name, param.value) if meta else format_value(param.value)
 
-    def version_lines(self) -> list[str]:
+    def version_lines(self, names_shown: int = 12) -> list[str]:
         out = []
         for s in self.sources:
             meta = f"metadata {s.metadata.file}" if s.metadata else "no metadata"
@@ -102,10 +102,10 @@ class Comparison:
             out.append(
                 "VERSION MISMATCH: " + ", ".join(f"{role} says {v}" for role, v in versions.items())
             )
-        out.extend(self.version_only_names())
+        out.extend(self.version_only_names(names_shown))
         return out
 
-    def version_only_names(self) -> list[str]:
+    def version_only_names(self, shown_max: int = 12) -> list[str]:
         """Names in this table that only one of the sources' firmware versions defines."""
         metas: dict[str, Metadata] = {}
         for s in self.sources:
@@ -119,8 +119,8 @@ class Comparison:
             others = [m for f, m in metas.items() if f != fw]
             only = [n for n in names if n in meta and not any(n in o for o in others)]
             if only:
-                shown = ", ".join(only[:12]) + (
-                    f" (+{len(only) - 12} more)" if len(only) > 12 else ""
+                shown = ", ".join(only[:shown_max]) + (
+                    f" (+{len(only) - shown_max} more)" if len(only) > shown_max else ""
                 )
                 out.append(f"only firmware {fw} defines: {shown}")
         return out
@@ -250,7 +250,8 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
     if title:
         yield f"## {title}" if md else title
         yield ""
-    for line in comp.version_lines():
+    # Text keeps the terminal width of the table; markdown (the report) lists twelve names.
+    for line in comp.version_lines() if md else comp.version_lines(names_shown=5):
         yield f"- {line}" if md else line
     yield ""
     counts = Counter(comp.rows[n].status for n in names)
