@@ -1,0 +1,1 @@
+"""Package data: tables read at run time (param_types.tsv: declared MAVLink parameter types)."""

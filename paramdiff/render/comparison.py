@@ -1,0 +1,164 @@
+"""A Comparison as text, markdown, CSV or JSON lines."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from ..model.values import format_value
+from ..stages.compare import NR, Comparison
+
+
+def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
+    out = []
+    for name in names:
+        status, category, display_name = comp.rows[name]
+        cells = [comp.cell(r, name) for r in comp.roles]
+        out.append([name, *cells, str(status), category, display_name])
+    return out
+
+
+def render(
+    comp: Comparison,
+    fmt: str = "text",
+    names: list[str] | None = None,
+    title: str | None = None,
+    preamble: bool = True,
+) -> Iterator[str]:
+    """Lines of the comparison in ``fmt`` (text, markdown, csv, json).
+
+    ``preamble=False`` leaves out the title, version lines and counts (the report has its own).
+    """
+    names = list(comp.rows) if names is None else names
+    if fmt == "json":
+        yield from _render_json(comp, names)
+        return
+    if fmt == "csv":
+        yield from _render_csv(comp, names)
+        return
+    from .texttable import TEXT_CELL_MAX, table
+
+    headers = ["name", *comp.roles, "status", "category", "display_name"]
+    md = fmt == "markdown"
+    if preamble:
+        yield from _preamble(comp, names, title, md)
+    yield from table(headers, _rows(comp, names), md, cell_max=TEXT_CELL_MAX)
+    if comp.facts:
+        yield ""
+        yield "### Not representable as parameters" if md else "Not representable as parameters:"
+        yield ""
+        facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
+        yield from table(["source", "subject", "key", "value", "where"], facts, md)
+    overridden = [
+        [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
+        for r in comp.roles
+        for name in names
+        if (p := comp.params[r].get(name)) is not None and p.overrides
+    ]
+    if overridden:
+        yield ""
+        title = "Set again by a later included file (the later setting wins)"
+        yield f"### {title}" if md else f"{title}:"
+        yield ""
+        yield from table(["source", "name", "wins", "replaced"], overridden, md)
+    if comp.warnings:
+        yield ""
+        yield "### Warnings" if md else "Warnings:"
+        yield ""
+        for role, w in comp.warnings:
+            yield f"- {role}: {w}" if md else f"  {role}: {w}"
+
+
+def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -> Iterator[str]:
+    if title:
+        yield f"## {title}" if md else title
+        yield ""
+    # Text keeps the terminal width of the table; markdown (the report) lists twelve names.
+    for line in comp.version_lines() if md else comp.version_lines(names_shown=5):
+        yield f"- {line}" if md else line
+    yield ""
+    counts = Counter(comp.rows[n].status for n in names)
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    yield f"{len(names)} parameters shown: {summary or 'none'}"
+    yield ""
+
+
+def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["name", *comp.roles, "status", "category", "display_name"])
+    for name in names:
+        row = [name]
+        for r in comp.roles:
+            p = comp.params[r].get(name)
+            row.append(format_value(p.value) if p else "")
+        status, category, display_name = comp.rows[name]
+        writer.writerow([*row, str(status), category, display_name])
+    yield from buf.getvalue().splitlines()
+
+
+def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
+    out: dict[str, Any] = {
+        "sources": [
+            {
+                "role": s.role,
+                "file": s.file.file,
+                "format": s.file.format,
+                "repo": s.repo,
+                "commit": s.commit,
+                "sha256": s.sha256,
+                "version": s.version,
+                "metadata": s.metadata.file if s.metadata else None,
+            }
+            for s in comp.sources
+        ],
+        "versions": comp.version_lines(),
+        "parameters": [],
+        "facts": [
+            {
+                "source": r,
+                "subject": f.subject,
+                "key": f.key,
+                "value": f.value,
+                "file": f.file,
+                "line": f.line,
+            }
+            for r, f in comp.facts
+        ],
+        "warnings": [
+            {"source": r, "file": w.file, "line": w.line, "message": w.message}
+            for r, w in comp.warnings
+        ],
+    }
+    for name in names:
+        values: dict[str, Any] = {}
+        for r in comp.roles:
+            p = comp.params[r].get(name)
+            if p is None:
+                values[r] = None if comp.source(r).file.can_represent(name) else NR
+                continue
+            values[r] = {
+                "value": p.value,
+                "text": p.text,
+                "label": comp.cell(r, name),
+                "file": p.file,
+                "line": p.line,
+                **({"note": p.note} if p.note else {}),
+                **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
+                **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
+            }
+        out["parameters"].append(
+            {
+                "name": name,
+                "values": values,
+                "status": str(comp.rows[name].status),
+                "category": comp.rows[name].category,
+                "display_name": comp.rows[name].display_name,
+            }
+        )
+    yield from json.dumps(out, indent=2, sort_keys=False).splitlines()

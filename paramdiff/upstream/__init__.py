@@ -1,0 +1,4 @@
+"""Pinned fetches.
+
+Transports (https, git, mirror), the verified content-addressed cache, the lock's engine.
+"""
