@@ -46,8 +46,8 @@ def test_three_way_shows_meaning_and_provenance(fetched: tuple[Path, list[str]])
         "compare", "three-way", *loc, "--format", "csv", "--param", "NL_*"
     ).output.splitlines()
     assert csv_lines == [
-        "name,hardware,sitl,sitl_models,status,category,display_name",
-        "NL_ACRO_BLINKS,1,,,only in hardware,script,",
+        "name,hardware,sitl,sitl_models,status,category,display_name,renamed_from",
+        "NL_ACRO_BLINKS,1,,,only in hardware,script,,",
     ]
 
 

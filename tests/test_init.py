@@ -48,6 +48,7 @@ def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
         "overlays/blueboat_sitl.yaml",
         "overlays/bluerov2_heavy_sitl.yaml",
         "overlays/holybro_x500_sitl.yaml",
+        "renames.yaml",  # the renames compare pairs (paramdiff/stages/renames.py)
         "sources.yaml",
     ]
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -61,14 +64,21 @@ def test_three_way_rows_read_off_the_files(checkout: tuple[Path, list[str]]) -> 
     assert rows["SERVO1_MIN"][1:5] == ["1100", "1000", "1000", "differs"]
     assert rows["SERVO3_REVERSED"][1:5] == ["1", "0", "0", "differs"]
     assert rows["MOT_THST_ASYM"][1:5] == ["1.6", "1", "", "differs"]
-    assert rows["ARMING_SKIPCHK"][1:5] == ["1043938", "", "", "only in hardware"]
-    assert rows["ARMING_CHECK"][1:5] == ["", "1", "", "only in sitl"]
+    # ARMING_CHECK (4.6 sitl, 1 = all checks) is ARMING_SKIPCHK (4.7 hardware) renamed and
+    # inverted: converted, it is 0 (skip nothing) against the hardware's 1043938.
+    assert "ARMING_CHECK" not in rows
+    skip = {r[0]: r for r in csv.reader(out.output.splitlines())}["ARMING_SKIPCHK"]
+    assert skip[1:5] == ["1043938", "1", "", "renamed, differs"]
+    assert skip[-1] == "ARMING_CHECK"
     assert rows["AHRS_ORIENTATION"][5] == "board"
     nl = [r for n, r in rows.items() if n.startswith("NL_")]
     assert len(nl) == 52 and {r[5] for r in nl} == {"script"}
     text = invoke("compare", "three-way", *loc, "--param", "SERVO1_FUNCTION").output
     assert "74 (ThrottleRight)" in text and "26 (GroundSteering)" in text
-    assert "only firmware 4.6 defines: ARMING_CHECK" in text
+    assert "only firmware 4.6 defines: CAM_RC_TYPE" in text
+    arming = invoke("compare", "three-way", *loc, "--param", "ARMING_CHECK").output
+    row = next(ln for ln in arming.splitlines() if ln.startswith("ARMING_CHECK → ARMING_SKIPCHK"))
+    assert "1 (All) → 0 (none)" in row and "renamed, differs" in row
     assert "only firmware 4.7 defines: " in text and "ARMING_SKIPCHK" in text
 
 
@@ -253,8 +263,27 @@ def test_compare_pins_shows_what_moved_between_4_6_and_4_7(
     assert rows["name"][1:3] == ["hardware@4.6", "hardware@4.7"]
     assert rows["FS_ACTION"][1:4] == ["4", "6", "differs"]
     assert rows["EK3_SRC2_POSZ"][1:4] == ["1", "0", "differs"]
-    assert rows["ARMING_CHECK"][3] == "only in hardware@4.6"
-    assert rows["ARMING_SKIPCHK"][3] == "only in hardware@4.7"
+    assert "ARMING_CHECK" not in rows and "SR0_EXTRA1" not in rows
+    table = {r[0]: r for r in csv.reader(out.output.splitlines())}
+    # Renamed rows are paired, each side under its own name; old values converted.
+    assert table["ARMING_SKIPCHK"][1:4] == ["4124", "1043938", "renamed"]
+    assert table["MAV1_EXTRA1"][1:4] == ["10", "1", "renamed, differs"]
+    assert table["MAV1_EXTRA1"][-1] == "SR0_EXTRA1"
+    assert table["RNGFND1_MAX"][1:4] == ["20000", "100", "renamed, differs"]
+    assert table["RNGFND1_MIN"][1:4] == ["20", "0.2", "renamed"]
+    assert table["EK3_FLOW_MAX"][1:4] == ["2.5", "2.5", "renamed"]
+    shown = invoke("compare", "pins", "4.6", "4.7", *loc, "--param", "RNGFND1_MAX*").output
+    row = next(ln for ln in shown.splitlines() if ln.startswith("RNGFND1_MAX_CM → RNGFND1_MAX"))
+    assert "20000 cm → 200 m" in row and "100 m" in row
+    doc = json.loads(
+        invoke("compare", "pins", "4.6", "4.7", *loc, "--format", "json", "--param", "SR0_*").output
+    )
+    extra1 = next(p for p in doc["parameters"] if p["name"] == "MAV1_EXTRA1")
+    assert extra1["values"]["hardware@4.6"]["name"] == "SR0_EXTRA1"
+    assert extra1["values"]["hardware@4.6"]["label"] == "10 Hz"  # 4.6 metadata for the old name
+    assert extra1["values"]["hardware@4.7"]["name"] == "MAV1_EXTRA1"
+    counts = Counter(r[3] for r in table.values() if r[0] != "name")
+    assert counts["renamed"] + counts["renamed, differs"] == 38
     text = invoke("compare", "pins", "4.6", "4.7", *loc, "--role", "sitl", "--only-differences")
     assert text.exit_code == 0, text.output
     assert "0 parameters shown: none" in text.output  # the same SITL file at both pins
@@ -312,6 +341,18 @@ def test_a_per_pin_derived_path_lets_each_pin_write_its_own_file(
     finally:
         sources.write_text(original)
         (base / "derived/blueboat_sitl-4.6.params").unlink(missing_ok=True)
+
+
+def test_arming_check_converts_as_the_4_7_firmware_did_on_the_real_boat(upstream: Path) -> None:
+    """BlueBoat120.params at 4.6 says ARMING_CHECK 4124; at 4.7 the boat says ARMING_SKIPCHK
+    1043938. The conversion with Rover-4.6's documented bits gives exactly that."""
+    from paramdiff.model.metadata import parse_pdef
+    from paramdiff.stages.renames import arming_checks_to_skips
+
+    mirror = upstream / "raw" / "ArduPilot" / "ParameterRepository"
+    pdef = next(mirror.glob("*/Rover-4.6/apm.pdef.json"))
+    meta = parse_pdef(pdef.read_bytes(), str(pdef), "4.6").get("ARMING_CHECK")
+    assert arming_checks_to_skips(4124, meta) == 1043938
 
 
 IRIS = "shared/upstream/raw/ArduPilot/ardupilot_gazebo/082a0fe231f6e63bc8d1598f1cba461d9e2ea7f5"
@@ -421,3 +462,30 @@ def test_each_report_links_its_top_view(checkout: tuple[Path, list[str]]) -> Non
     assert "All 8 channel(s) agree with what SITL runs." in heavy
     boat = (base / "reports" / "blueboat-4.7.svg").read_text()
     assert "findings [1], [2]" in boat
+
+
+def test_every_shipped_rename_agrees_with_the_4_6_and_4_7_metadata(upstream: Path) -> None:
+    """For Rover and Copter: a rename whose old name 4.6 defines and whose new name 4.7 defines
+    is not defined under both names by either version, and a ×0.01 conversion is exactly a
+    centi-unit becoming its unit (cm → m, cdeg/s → deg/s) in the metadata's own words."""
+    from paramdiff.model.metadata import parse_pdef
+    from paramdiff.stages.renames import known_renames
+
+    repo = upstream / "raw" / "ArduPilot" / "ParameterRepository"
+
+    def meta(name: str) -> dict[str, dict[str, object]]:
+        path = next(repo.glob(f"*/{name}/apm.pdef.json"))
+        return parse_pdef(path.read_bytes(), str(path), name[-3:]).params
+
+    checked = 0
+    for vehicle in ("Rover", "Copter"):
+        old, new = meta(f"{vehicle}-4.6"), meta(f"{vehicle}-4.7")
+        for r in known_renames().values():
+            if r.old not in old or r.new not in new:
+                continue
+            checked += 1
+            assert r.old not in new and r.new not in old, (vehicle, r.old, r.new)
+            if r.conversion.scale == 0.01:
+                units = (old[r.old].get("Units"), new[r.new].get("Units"))
+                assert units[0] == f"c{units[1]}", (vehicle, r.old, r.new, units)
+    assert checked >= 250

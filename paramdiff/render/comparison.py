@@ -9,6 +9,7 @@ from typing import Any
 
 from ..model.values import format_value
 from ..stages.compare import NR, Comparison
+from ..stages.renames import Rename
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
@@ -16,7 +17,7 @@ def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
     for name in names:
         status, category, display_name = comp.rows[name]
         cells = [comp.cell(r, name) for r in comp.roles]
-        out.append([name, *cells, str(status), category, display_name])
+        out.append([comp.shown_name(name), *cells, str(status), category, display_name])
     return out
 
 
@@ -55,7 +56,7 @@ def render(
         [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
         for r in comp.roles
         for name in names
-        if (p := comp.params[r].get(name)) is not None and p.overrides
+        if (p := comp.param(r, name)) is not None and p.overrides
     ]
     if overridden:
         yield ""
@@ -91,14 +92,15 @@ def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["name", *comp.roles, "status", "category", "display_name"])
+    writer.writerow(["name", *comp.roles, "status", "category", "display_name", "renamed_from"])
     for name in names:
         row = [name]
         for r in comp.roles:
-            p = comp.params[r].get(name)
-            row.append(format_value(p.value) if p else "")
+            p = comp.param(r, name)
+            row.append(format_value(p.value) if p else "")  # as the source states it
         status, category, display_name = comp.rows[name]
-        writer.writerow([*row, str(status), category, display_name])
+        old = comp.renamed_from(name)
+        writer.writerow([*row, str(status), category, display_name, old.old if old else ""])
     yield from buf.getvalue().splitlines()
 
 
@@ -136,25 +138,12 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
         ],
     }
     for name in names:
-        values: dict[str, Any] = {}
-        for r in comp.roles:
-            p = comp.params[r].get(name)
-            if p is None:
-                values[r] = None if comp.source(r).file.can_represent(name) else NR
-                continue
-            values[r] = {
-                "value": p.value,
-                "text": p.text,
-                "label": comp.cell(r, name),
-                "file": p.file,
-                "line": p.line,
-                **({"note": p.note} if p.note else {}),
-                **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
-                **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
-            }
+        values = {r: _value_json(comp, r, name) for r in comp.roles}
+        old = comp.renamed_from(name)
         out["parameters"].append(
             {
                 "name": name,
+                **({"renamed_from": _rename_json(old)} if old else {}),
                 "values": values,
                 "status": str(comp.rows[name].status),
                 "category": comp.rows[name].category,
@@ -162,3 +151,30 @@ def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
             }
         )
     yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
+
+
+def _value_json(comp: Comparison, role: str, name: str) -> dict[str, Any] | str | None:
+    p = comp.param(role, name)
+    if p is None:
+        return None if comp.source(role).file.can_represent(name) else NR
+    return {
+        "name": p.name,
+        "value": p.value,
+        **({"converted": comp.value(role, name)} if p.name != name else {}),
+        "text": p.text,
+        "label": comp.cell(role, name),
+        "file": p.file,
+        "line": p.line,
+        **({"note": p.note} if p.note else {}),
+        **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
+        **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
+    }
+
+
+def _rename_json(rename: Rename) -> dict[str, Any]:
+    return {
+        "name": rename.old,
+        "since": rename.since,
+        "conversion": rename.conversion.describe(),
+        "source": rename.source,
+    }

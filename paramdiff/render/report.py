@@ -11,7 +11,7 @@ from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
 from ..parse.sdf import Channel
 from ..stages.channels import Finding
-from ..stages.compare import DIFFERS, SAME, Comparison
+from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison
 from ..stages.derive import Derived
 from ..stages.geometry import Geometry
 from ..stages.layers import SitlRun
@@ -19,10 +19,17 @@ from .comparison import render
 from .layers import layer_md
 from .sinks import Output
 from .svg import render_svg
+from .texttable import markdown_table
 
 STATUS_KEY = [
     ("same", "every source that can express the parameter has the same value (float32)"),
     ("differs", "at least two sources set different values"),
+    (
+        "renamed",
+        "ArduPilot renamed it between the sources' firmware versions (`OLD → NEW`); the values "
+        "agree once the old one is converted as the firmware converts it",
+    ),
+    ("renamed, differs", "renamed, and the converted values differ (`old → converted` shown)"),
     ("only in X", "one source sets it; the others could but do not"),
     ("missing in X", "several sources set it; X could but does not"),
     ("not representable (n/r)", "the source (a Gazebo model) cannot express this parameter"),
@@ -54,7 +61,7 @@ def link(repo: str | None, commit: str | None, path: str | None) -> str:
 
 def consequence(comp: Comparison, name: str, noun: str = "vehicle") -> str:
     """What the disagreement does to the vehicle (``noun``: "boat", "ROV"), where we know."""
-    values = {r: comp.params[r][name].value for r in comp.roles if name in comp.params[r]}
+    values = {r: v for r in comp.roles if (v := comp.value(r, name)) is not None}
     vs = set(values.values())
     if name.endswith("_FUNCTION") and name.startswith("SERVO"):
         notes = []
@@ -116,19 +123,6 @@ def _span_note(comp: Comparison, output: str) -> str:
     )
 
 
-def _md_table(headers: list[str], rows: list[list[str]], empty: str = "") -> Iterator[str]:
-    def esc(text: str) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
-
-    if not rows and empty:
-        yield empty
-        return
-    yield "| " + " | ".join(headers) + " |"
-    yield "|" + "|".join("---" for _ in headers) + "|"
-    for row in rows:
-        yield "| " + " | ".join(esc(c) for c in row) + " |"
-
-
 def render_report(inp: ReportInputs) -> Iterator[str]:
     """The report, section by section; each section ends with a blank line."""
     for section in (
@@ -183,7 +177,7 @@ def _sources(inp: ReportInputs) -> Iterator[str]:
     rows.append(
         ["overlay", f"`{d.overlay.file}`", "(this repository)", "—", f"`{d.overlay.sha256[:12]}`"]
     )
-    yield from _md_table(["role", "source", "path", "version", "sha256"], rows)
+    yield from markdown_table(["role", "source", "path", "version", "sha256"], rows)
     yield ""
 
 
@@ -222,7 +216,7 @@ def firmware_evidence(inp: ReportInputs) -> list[str]:
 def _status_key(inp: ReportInputs) -> Iterator[str]:
     yield "## Status key"
     yield ""
-    yield from _md_table(["status", "meaning"], [[f"**{s}**", m] for s, m in STATUS_KEY])
+    yield from markdown_table(["status", "meaning"], [[f"**{s}**", m] for s, m in STATUS_KEY])
     yield ""
 
 
@@ -240,7 +234,7 @@ def _summary(inp: ReportInputs) -> Iterator[str]:
         ]
         for c in cats
     ]
-    yield from _md_table(["category", *map(str, statuses), "total"], rows)
+    yield from markdown_table(["category", *map(str, statuses), "total"], rows)
     yield ""
 
 
@@ -255,16 +249,16 @@ def _disagreements(inp: ReportInputs) -> Iterator[str]:
     yield ""
     rows = [
         [
-            f"`{name}`",
+            f"`{comp.shown_name(name)}`",
             row.display_name,
             *(comp.cell(r, name) for r in comp.roles),
             _derived_cell(inp, name),
             consequence(comp, name, inp.profile.vehicle_noun),
         ]
         for name, row in comp.rows.items()
-        if row.category == "vehicle" and row.status == DIFFERS
+        if row.category == "vehicle" and row.status in (DIFFERS, RENAMED_DIFFERS)
     ]
-    yield from _md_table(
+    yield from markdown_table(
         ["param", "display name", *comp.roles, "derived", "consequence"],
         rows,
         empty="None: no vehicle parameter is set to different values.",
@@ -273,7 +267,7 @@ def _disagreements(inp: ReportInputs) -> Iterator[str]:
     partial = Counter(
         r.status
         for r in comp.rows.values()
-        if r.category == "vehicle" and r.status not in (SAME, DIFFERS)
+        if r.category == "vehicle" and r.status not in (SAME, DIFFERS, RENAMED, RENAMED_DIFFERS)
     )
     if partial:
         yield (
@@ -347,7 +341,7 @@ def _channels(inp: ReportInputs) -> Iterator[str]:
     yield ""
     yield from _geometry_note(inp.geometry)
     rows = [_channel_row(inp, ch) for ch in inp.model_channels]
-    yield from _md_table(CHANNEL_HEADERS, rows)
+    yield from markdown_table(CHANNEL_HEADERS, rows)
     yield ""
     yield from _channel_findings(inp)
     yield ""
@@ -432,7 +426,7 @@ def _deltas(inp: ReportInputs) -> Iterator[str]:
         rows.append(
             [f"`{delta.param}`", where, format_value(delta.value), delta.reason, delta.ref or ""]
         )
-    yield from _md_table(
+    yield from markdown_table(
         ["param", "shipped", "derived", "reason", "ref"],
         rows,
         empty="None: every value in the derived file is the shipped one.",
@@ -451,7 +445,7 @@ def _left_out(inp: ReportInputs) -> Iterator[str]:
             f" … (+{len(names) - 8})" if len(names) > 8 else ""
         )
         rows.append([rule.label, str(len(params)), rule.reason, shown])
-    yield from _md_table(
+    yield from markdown_table(
         ["rule", "count", "reason", "parameters"], rows, empty="Nothing: every shipped parameter."
     )
     yield ""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 
 from ..stages.review import Attention, DeltaChange, ProfileReview, Review, RoleMove
+from .texttable import markdown_cell, markdown_table
 
 MARKDOWN_LIMIT = 60_000
 ROW_CAPS = (None, 400, 100, 25, 5, 0)
@@ -68,7 +69,7 @@ def _title(r: Review) -> Iterator[str]:
 
 def _attention(a: Attention) -> str:
     where = f"`{a.file}:{a.line}`: " if a.file and a.line else f"`{a.file}`: " if a.file else ""
-    return f"{where}{_esc(a.what)} — {_esc(a.fix)}"
+    return f"{where}{markdown_cell(a.what)} — {markdown_cell(a.fix)}"
 
 
 def _markdown(r: Review, cap: int | None, full: str) -> Iterator[str]:
@@ -158,10 +159,6 @@ def _move_row(m: RoleMove) -> list[str]:
     return [m.pin, m.role, f"`{m.repo}:{m.path}`", commit(m.old_commit, m.old_ref), new, state]
 
 
-def _esc(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
-
 def _table(
     headers: list[str], rows: list[list[str]], cap: int | None, full: str, empty: str
 ) -> Iterator[str]:
@@ -171,10 +168,7 @@ def _table(
         return
     shown = rows if cap is None else rows[:cap]
     if shown:
-        yield "| " + " | ".join(headers) + " |"
-        yield "|" + "|".join("---" for _ in headers) + "|"
-        for row in shown:
-            yield "| " + " | ".join(_esc(c) for c in row) + " |"
+        yield from markdown_table(headers, shown)
     if len(shown) < len(rows):
         yield ""
         yield f"… {len(rows) - len(shown)} more of {len(rows)} row(s); the full list: `{full}`"

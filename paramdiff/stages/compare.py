@@ -13,6 +13,7 @@ from ..model.params import Diagnostic, Fact, Param
 from ..model.source import Source
 from ..model.values import format_value, same_value
 from .classify import Classifier
+from .renames import Pairing, Rename, pair_renames
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,9 +34,13 @@ class Status:
 
     verdict: Verdict
     roles: tuple[str, ...] = ()
+    renamed: bool = False  # ArduPilot renamed it between the sources' firmware versions
 
     def __str__(self) -> str:
-        return " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
+        text = " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
+        if not self.renamed:
+            return text
+        return "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
 
     @property
     def disagrees(self) -> bool:
@@ -50,6 +55,8 @@ SAME = Status(Verdict.SAME)
 DIFFERS = Status(Verdict.DIFFERS)
 NOT_REPRESENTABLE = Status(Verdict.NOT_REPRESENTABLE)
 SET = Status(Verdict.SET)
+RENAMED = Status(Verdict.SAME, renamed=True)  # values agree once the old one is converted
+RENAMED_DIFFERS = Status(Verdict.DIFFERS, renamed=True)
 ABSENT = "—"
 NR = "n/r"
 FORMATS = ("text", "markdown", "csv", "json")
@@ -71,17 +78,19 @@ class Comparison:
     metadata: Metadata | None
     facts: list[tuple[str, Fact]] = field(default_factory=list)
     warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
+    renames: dict[str, Pairing] = field(default_factory=dict)  # row name (the new one) -> pair
 
     @cached_property
     def frame(self) -> pd.DataFrame:
         """The table as a DataFrame (index: name; one float column per role, then status,
-        category, display_name). Built on first use: the CLI never needs pandas."""
+        category, display_name). Built on first use: the CLI never needs pandas. A renamed
+        parameter's row is its new name, with old values converted to the new one's units."""
         import pandas as pd
 
         names = list(self.rows)
         columns = {
             role: pd.array(
-                [p.value if (p := self.params[role].get(n)) else None for n in names],
+                [self.value(role, n) for n in names],
                 dtype="Float64",
             )
             for role in self.roles
@@ -107,14 +116,53 @@ class Comparison:
     def source(self, role: str) -> Source:
         return self._by_role[role]
 
+    def param(self, role: str, name: str) -> Param | None:
+        """The row's parameter as ``role`` states it (under its old name for a renamed row)."""
+        pairing = self.renames.get(name)
+        return self.params[role].get(pairing.name_in(role) if pairing else name)
+
+    def _meta(self, role: str) -> Metadata | None:
+        return self._by_role[role].metadata or self.metadata
+
+    def value(self, role: str, name: str) -> float | None:
+        """The row's value for ``role``, in the units of the row's (newest) name."""
+        pairing = self.renames.get(name)
+        if pairing is None:  # the common case, kept cheap: ~1,400 rows x every role
+            param = self.params[role].get(name)
+            return param.value if param is not None else None
+        param = self.params[role].get(pairing.name_in(role))
+        if param is None or param.name == name:
+            return param.value if param is not None else None
+        meta = self._meta(role)
+        return pairing.rename.conversion.apply(param.value, meta.get(param.name) if meta else None)
+
+    def shown_name(self, name: str) -> str:
+        """``SR0_EXTRA1 → MAV1_EXTRA1`` for a renamed row, else the name."""
+        pairing = self.renames.get(name)
+        return f"{pairing.rename.old} → {name}" if pairing else name
+
+    def renamed_from(self, name: str) -> Rename | None:
+        pairing = self.renames.get(name)
+        return pairing.rename if pairing else None
+
     def cell(self, role: str, name: str) -> str:
-        """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``."""
-        param = self.params[role].get(name)
+        """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``;
+        an old value that converts reads ``20000 cm → 200 m``."""
+        param = self.param(role, name)
         src = self._by_role[role]
         if param is None:
             return ABSENT if src.file.can_represent(name) else NR
-        meta = src.metadata or self.metadata
-        return meta.label(name, param.value) if meta else format_value(param.value)
+        meta = self._meta(role)
+        text = meta.label(param.name, param.value) if meta else format_value(param.value)
+        pairing = self.renames.get(name)
+        if pairing is None or param.name == name or pairing.rename.conversion.identity:
+            return text
+        converted = pairing.rename.conversion.apply(
+            param.value, meta.get(param.name) if meta else None
+        )
+        new_meta = self._meta(pairing.new_roles[0])
+        label = new_meta.label(name, converted) if new_meta else format_value(converted)
+        return f"{text} → {label}"
 
     def version_lines(self, names_shown: int = 12) -> list[str]:
         out = []
@@ -168,36 +216,46 @@ def _status(values: dict[str, float | None], capable: list[str], n_sources: int)
     return Status(Verdict.MISSING_IN, tuple(r for r in capable if r not in present))
 
 
+def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
+    values = {}
+    capable = []
+    for s in comp.sources:
+        if s.file.can_represent(name):
+            capable.append(s.role)
+            values[s.role] = comp.value(s.role, name)
+    status = _status(values, capable, len(comp.sources))
+    info = None
+    for m in [comp.metadata, *(s.metadata for s in comp.sources)]:
+        if m is not None and (info := m.get(name)) is not None:
+            break
+    return Row(
+        Status(status.verdict, status.roles, renamed=name in comp.renames),
+        classifier.classify(name)[0] if classifier else "",
+        info.display_name if info else "",
+    )
+
+
 def compare(
     sources: list[Source],
     classifier: Classifier | None = None,
     metadata: Metadata | None = None,
+    renames: dict[str, Rename] | None = None,
 ) -> Comparison:
-    """The aligned table of ``sources`` (any number), one row per name any of them has."""
+    """The aligned table of ``sources`` (any number), one row per name any of them has.
+
+    A parameter ArduPilot renamed between the sources' firmware versions (``renames``, by
+    default paramdiff/data/renames.yaml) is one row under its new name, old values converted.
+    """
     params = {s.role: s.file.params for s in sources}
-    names = sorted({n for s in sources for n in s.file.params})
     meta = metadata or next((s.metadata for s in sources if s.metadata), None)
-    rows: dict[str, Row] = {}
-    for name in names:
-        values = {}
-        capable = []
-        for s in sources:
-            if s.file.can_represent(name):
-                capable.append(s.role)
-                p = params[s.role].get(name)
-                values[s.role] = p.value if p else None
-        info = None
-        for m in [meta, *(s.metadata for s in sources)]:
-            if m is not None and (info := m.get(name)) is not None:
-                break
-        rows[name] = Row(
-            _status(values, capable, len(sources)),
-            classifier.classify(name)[0] if classifier else "",
-            info.display_name if info else "",
-        )
     facts = [(s.role, f) for s in sources for f in s.file.facts]
     warnings = [(s.role, w) for s in sources for w in s.file.warnings]
-    return Comparison(sources, rows, params, meta, facts, warnings)
+    pairs = pair_renames(sources, renames)
+    comp = Comparison(sources, {}, params, meta, facts, warnings, pairs)
+    old_names = {p.rename.old for p in pairs.values()}
+    for name in sorted({n for s in sources for n in s.file.params} - old_names):
+        comp.rows[name] = _row(comp, name, classifier)
+    return comp
 
 
 # --------------------------------------------------------------------------- rendering
@@ -211,11 +269,13 @@ def select(
 ) -> list[str]:
     names = []
     for name, (st, cat, _) in comp.rows.items():
-        if only_differences and st == SAME:
+        if only_differences and st.verdict is Verdict.SAME:  # renamed rows that agree too
             continue
         if categories and cat not in categories:
             continue
-        if params and not any(fnmatch.fnmatchcase(name, g.upper()) for g in params):
+        pairing = comp.renames.get(name)
+        both = (name, pairing.rename.old) if pairing else (name,)
+        if params and not any(fnmatch.fnmatchcase(n, g.upper()) for g in params for n in both):
             continue
         names.append(name)
     return names

@@ -209,12 +209,12 @@ def param_changes(
     for name, row in comp.rows.items():
         if row.status == SAME:
             continue
-        a, b = comp.params[old].get(name), comp.params[new].get(name)
+        a, b = comp.param(old, name), comp.param(new, name)  # each under its own name
         out.append(
             ParamChange(
                 pin=pin,
                 role=role,
-                name=name,
+                name=comp.shown_name(name),  # OLD → NEW for a renamed parameter
                 status=str(row.status),
                 old=comp.cell(old, name),
                 new=comp.cell(new, name),
