@@ -158,7 +158,9 @@ class _Engine:
         """Bytes of ``path`` at ``commit``, verified against the lock and the source's claims."""
         where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
         try:
-            got: Fetched = self._transport(spec, path).get(spec.repo, commit, path)
+            got: Fetched = self._transport(spec, path).get(
+                spec.repo, commit, path, locked.size if locked else None
+            )
         except FetchError as exc:
             raise FetchError(f"{where}: {exc.what}", exc.fix) from None
         data = got.data
