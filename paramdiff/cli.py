@@ -131,20 +131,19 @@ def fetch(update: bool, **kw: Any) -> None:
     """
     from tabulate import tabulate
 
-    from .fetch import fetch as do_fetch
+    from .fetch import fetch_targets
     from .project import blueos_includes
 
     opts = _options(kw)
     config = opts.config
-    transports = opts.transports()
     targets = config.fetch_targets(kw["profile"], kw["pin"])
-    for profile, pin in targets:
-        result = do_fetch(
-            config, profile, pin, opts.cache, transports, update=update, includes=blueos_includes
-        )
-        headers = ["role", "source", "path", "size", "status"]
-        if update:
-            headers.append("update")
+    results = fetch_targets(
+        config, targets, opts.cache, opts.transports(), update=update, includes=blueos_includes
+    )
+    headers = ["role", "source", "path", "size", "status"]
+    if update:
+        headers.append("update")
+    for result in results:
         click.echo(f"{result.profile} {result.pin}:")
         click.echo(tabulate(result.table(update), headers=headers, tablefmt="simple"))
         if update:
@@ -152,7 +151,8 @@ def fetch(update: bool, **kw: Any) -> None:
 
             for line in update_hint(opts, result):
                 click.echo(line)
-        click.echo("sources.lock " + ("written" if result.lock_written else "unchanged"))
+    written = any(r.lock_written for r in results)
+    click.echo("sources.lock " + ("written" if written else "unchanged"))
 
 
 # --------------------------------------------------------------------------- show / diff / compare

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import Cache, sha256_of
+from .config.lockwrite import commit_entries
 from .errors import ConfigError, FetchError, ParamdiffError
-from .lock import LOCK_FILE, Lock, LockedFile, LockEntry, read_lock, require_entry, write_lock
+from .lock import LOCK_FILE, Lock, LockedFile, LockEntry, read_lock, require_entry
 from .sources import Config, Profile, SourceSpec
 from .transports import (
     GIT_BASE,
@@ -28,6 +29,7 @@ from .transports import (
     Transport,
     git_blob_id,
 )
+from .upstream.verified import VerifiedFile, VerifiedIndex
 
 ENV_MIRROR = "PARAMDIFF_MIRROR"
 ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
@@ -132,6 +134,7 @@ class _Engine:
         includes: IncludeFinder = _no_includes,
     ) -> None:
         self.cache = cache
+        self.verified = VerifiedIndex(cache.root)
         self.transports = transports
         self.includes = includes
 
@@ -139,17 +142,38 @@ class _Engine:
         if self.transports is None:
             raise FetchError(
                 f"{spec.describe()}: {what} is not in the cache and --offline forbids the network",
-                "run paramdiff fetch without --offline (or with --mirror) first",
+                "run paramdiff fetch without --offline (or with --mirror) first; if "
+                f"{LOCK_FILE} was edited, restore it from git",
             )
         return self.transports.for_source(spec)
+
+    def _cached(
+        self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
+    ) -> bytes | None:
+        """Cached bytes, only if this cache verified them for (repo, commit, path) and they
+        are what the lock records. Anything else is a miss: re-verified at the source."""
+        seen = self.verified.get(spec.repo, commit, path)
+        if seen is None:
+            return None
+        if locked is not None and (seen.size, seen.sha256, seen.blob) != (
+            locked.size,
+            locked.sha256,
+            locked.blob,
+        ):
+            return None
+        data = self.cache.get(seen.sha256)  # re-hashed: the bytes are seen.sha256's
+        if data is None or len(data) != seen.size or git_blob_id(data) != seen.blob:
+            return None
+        return data
 
     def _download(
         self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
     ) -> tuple[bytes, str, str]:
         """Bytes of ``path`` at ``commit``, verified against the lock and the source's claims."""
         where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
+        transport = self._transport(spec, f"{path} at {commit[:12]}")
         try:
-            got: Fetched = self._transport(spec, path).get(spec.repo, commit, path)
+            got: Fetched = transport.get(spec.repo, commit, path)
         except FetchError as exc:
             raise FetchError(f"{where}: {exc.what}", exc.fix) from None
         data = got.data
@@ -179,6 +203,7 @@ class _Engine:
                     "upstream or the mirror changed, review it and run paramdiff fetch --update",
                 )
         self.cache.put(data)
+        self.verified.put(VerifiedFile(spec.repo, commit, path, len(data), digest, blob))
         return data, digest, blob
 
     def one(self, spec: SourceSpec, entry: LockEntry | None, resolve: bool) -> FetchedRole:
@@ -195,10 +220,9 @@ class _Engine:
             if (entry is not None and same_commit)
             else None
         )
-        data = self.cache.get(locked.sha256) if locked else None
-        if locked is not None and data is not None:
-            # Cache.get re-hashed the bytes: they are the locked bytes, blob id included.
-            digest, blob, status = locked.sha256, locked.blob, "cached"
+        data = self._cached(spec, commit, spec.path, locked)
+        if data is not None:
+            digest, blob, status = sha256_of(data), git_blob_id(data), "cached"
         else:
             data, digest, blob = self._download(spec, commit, spec.path, locked)
             status = "downloaded"
@@ -212,7 +236,7 @@ class _Engine:
                 if inc in includes:
                     continue
                 old = old_includes.get(inc)
-                inc_data = self.cache.get(old.sha256) if old else None
+                inc_data = self._cached(spec, commit, inc, old)
                 if inc_data is None:
                     inc_data, _, _ = self._download(spec, commit, inc, old)
                     status = "downloaded"
@@ -232,7 +256,7 @@ class _Engine:
             blob=blob,
             includes=tuple(sorted(locked_files, key=lambda f: f.path)),
         )
-        if entry and same_commit and entry.includes and new_entry.includes != entry.includes:
+        if entry and same_commit and new_entry.includes != entry.includes:
             # Same commit, same main file, but the include set moved: only a hand edit does that.
             raise FetchError(
                 f"{spec.describe()}: the includes in {LOCK_FILE} do not match the file",
@@ -255,6 +279,64 @@ class _Engine:
         return results
 
 
+Job = tuple[SourceSpec, LockEntry | None, bool]  # spec, its lock entry, resolve the ref?
+
+
+def _jobs(
+    lock: Lock, profile: Profile, pin: str, specs: dict[str, SourceSpec], update: bool
+) -> list[Job]:
+    jobs: list[Job] = []
+    for role, spec in specs.items():
+        entry = lock.get(profile.name, pin, role)
+        if entry is not None and not update:
+            # Plain fetch never moves an entry. One that disagrees with sources.yaml is a
+            # changed sources.yaml or an edited lock — they look the same — so it is refused
+            # (as check and derive refuse it) and only --update re-resolves it.
+            require_entry(lock, profile.name, pin, spec)
+        stale = entry is not None and not entry.matches(spec)
+        jobs.append((spec, None if stale else entry, update or stale or entry is None))
+    return jobs
+
+
+def fetch_targets(
+    config: Config,
+    targets: Sequence[tuple[Profile, str | None]],
+    cache: Cache,
+    transports: TransportChoice | None,
+    *,
+    update: bool = False,
+    includes: IncludeFinder = _no_includes,
+) -> list[FetchResult]:
+    """Fetch every role of every (profile, pin). The lock is written once, after everything
+    verified — every target or none — under a file lock, changing only the entries this run
+    added or moved (``config.lockwrite``)."""
+    base = read_lock(config.root) or Lock()
+    planned = []
+    for profile, wanted in targets:
+        pin, specs = profile.pin(wanted)
+        planned.append((profile.name, pin, _jobs(base, profile, pin, specs, update)))
+    every_job = [job for _, _, jobs in planned for job in jobs]
+    if transports is None:
+        for spec, _entry, resolve in every_job:
+            if resolve:
+                raise FetchError(
+                    f"{spec.describe()}: not locked yet, and --offline cannot resolve refs",
+                    "run paramdiff fetch without --offline once",
+                )
+    done = iter(_Engine(cache, transports, includes).many(every_job))
+    results = [FetchResult(name, pin, [next(done) for _ in jobs]) for name, pin, jobs in planned]
+    changes = {
+        (r.profile, r.pin, role.spec.role): role.entry
+        for r in results
+        for role in r.roles
+        if base.get(r.profile, r.pin, role.spec.role) != role.entry
+    }
+    written = commit_entries(config.root, base, changes)
+    for r in results:
+        r.lock_written = written
+    return results
+
+
 def fetch(
     config: Config,
     profile: Profile,
@@ -265,27 +347,10 @@ def fetch(
     update: bool = False,
     includes: IncludeFinder = _no_includes,
 ) -> FetchResult:
-    """Fetch every role of a pin. Writes the lock only when everything verified."""
-    pin, specs = profile.pin(pin)
-    lock = read_lock(config.root) or Lock()
-    jobs = []
-    for role, spec in specs.items():
-        entry = lock.get(profile.name, pin, role)
-        stale = entry is not None and not entry.matches(spec)
-        jobs.append((spec, entry if not stale else None, update or stale or entry is None))
-    if transports is None:
-        for spec, _entry, resolve in jobs:
-            if resolve:
-                raise FetchError(
-                    f"{spec.describe()}: not locked yet, and --offline cannot resolve refs",
-                    "run paramdiff fetch without --offline once",
-                )
-    results = _Engine(cache, transports, includes).many(jobs)
-    new_lock = Lock(dict(lock.entries))
-    for r in results:
-        new_lock.entries[(profile.name, pin, r.spec.role)] = r.entry
-    written = write_lock(config.root, new_lock)
-    return FetchResult(profile.name, pin, results, lock_written=written)
+    """Fetch every role of one pin (see ``fetch_targets``)."""
+    return fetch_targets(
+        config, [(profile, pin)], cache, transports, update=update, includes=includes
+    )[0]
 
 
 def materialize(

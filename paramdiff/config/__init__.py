@@ -1,0 +1,1 @@
+"""The project's own files: sources.yaml, overlays, sources.lock."""

@@ -1,0 +1,1 @@
+"""Reaching upstream: transports, the cache and what it has verified, fetch."""
