@@ -226,25 +226,10 @@ class _Engine:
         else:
             data, digest, blob = self._download(spec, commit, spec.path, locked)
             status = "downloaded"
-        includes: dict[str, bytes] = {}
-        locked_files: list[LockedFile] = []
         old_includes = {i.path: i for i in entry.includes} if (entry and same_commit) else {}
-        pending = [(spec.path, data)]
-        while pending:
-            parent, parent_data = pending.pop(0)
-            for inc in self.includes(spec, parent, parent_data):
-                if inc in includes:
-                    continue
-                old = old_includes.get(inc)
-                inc_data = self._cached(spec, commit, inc, old)
-                if inc_data is None:
-                    inc_data, _, _ = self._download(spec, commit, inc, old)
-                    status = "downloaded"
-                includes[inc] = inc_data
-                locked_files.append(
-                    LockedFile(inc, len(inc_data), sha256_of(inc_data), git_blob_id(inc_data))
-                )
-                pending.append((inc, inc_data))
+        includes, locked_files, fetched = self._walk_includes(spec, commit, data, old_includes)
+        if fetched:
+            status = "downloaded"
         new_entry = LockEntry(
             repo=spec.repo,
             ref=spec.ref,
@@ -263,6 +248,32 @@ class _Engine:
                 "restore the lock from git or run paramdiff fetch --update",
             )
         return FetchedRole(spec, new_entry, data, status, previous=entry, includes=includes)
+
+    def _walk_includes(
+        self, spec: SourceSpec, commit: str, data: bytes, locked: dict[str, LockedFile]
+    ) -> tuple[dict[str, bytes], list[LockedFile], bool]:
+        """Every file ``data`` includes (transitively), at the same commit, each verified
+        like the main file; and whether any had to be downloaded."""
+        includes: dict[str, bytes] = {}
+        locked_files: list[LockedFile] = []
+        downloaded = False
+        pending = [(spec.path, data)]
+        while pending:
+            parent, parent_data = pending.pop(0)
+            for inc in self.includes(spec, parent, parent_data):
+                if inc in includes:
+                    continue
+                old = locked.get(inc)
+                inc_data = self._cached(spec, commit, inc, old)
+                if inc_data is None:
+                    inc_data, _, _ = self._download(spec, commit, inc, old)
+                    downloaded = True
+                includes[inc] = inc_data
+                locked_files.append(
+                    LockedFile(inc, len(inc_data), sha256_of(inc_data), git_blob_id(inc_data))
+                )
+                pending.append((inc, inc_data))
+        return includes, locked_files, downloaded
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
         with ThreadPoolExecutor(max_workers=MAX_WORKERS) as pool:
