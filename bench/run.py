@@ -8,6 +8,9 @@ Targets (ratios, not seconds, so they hold on any machine):
   paramdiff --help                           <= 1.5 x  python -c "import click"
   warm fetch with a satisfied lock           0 network requests (counted by a local server)
   diff over every BlueBoat120.params version <= 2 x    one three-way compare
+  every profile's report                     < 60,000 characters before its <details> full
+                                             table (a PR comment holds 65,536); the whole
+                                             report's size is reported beside it
 """
 
 from __future__ import annotations
@@ -61,6 +64,25 @@ def blueboat_versions(mirror: Path) -> list[Path]:
     return out
 
 
+REPORT_HEAD_LIMIT = 60_000
+
+
+def report_sizes(env: dict[str, str]) -> list[tuple[str, int, int]]:
+    """(profile, whole report in characters, characters before <details>) per profile."""
+    import yaml
+
+    profiles = yaml.safe_load((ROOT / "sources.yaml").read_text())["profiles"]
+    out = []
+    with tempfile.TemporaryDirectory(prefix="paramdiff-bench-report-") as tmp:
+        for name in profiles:
+            path = Path(tmp) / f"{name}.md"
+            cmd = [*PD, "report", "--profile", name, "-o", str(path), "--offline"]
+            subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+            text = path.read_text(encoding="utf-8")
+            out.append((name, len(text), len(text.partition("<details>")[0])))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
@@ -100,6 +122,7 @@ def main() -> None:
     full = scale[-1][1]
     rows.append((f"diff over {len(versions)} versions", (full, 0.0), full / three[0], 2.0))
     requests = warm_fetch_requests(mirror, cache)
+    sizes = report_sizes(env)
     lines = [
         f"Machine: {platform.machine()}, {platform.system()} {platform.release()}, "
         f"Python {platform.python_version()}, {args.reps} repetitions, medians.",
@@ -118,6 +141,11 @@ def main() -> None:
         f"| warm fetch, satisfied lock | | | {requests} requests | 0 | "
         f"{'yes' if requests == 0 else 'NO'} |"
     )
+    for name, whole, head in sizes:
+        lines.append(
+            f"| report {name}: {whole:,} characters | | | {head:,} before `<details>` | "
+            f"< {REPORT_HEAD_LIMIT:,} | {'yes' if head < REPORT_HEAD_LIMIT else 'NO'} |"
+        )
     lines.append("")
     lines.append("diff time by N: " + ", ".join(f"N={n}: {t:.2f}s" for n, t in scale))
     print("\n".join(lines))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .comparison import Comparison
+    from .stages.compare import Comparison
 
 
 def compare(*sources: Any, **kw: Any) -> Comparison:
@@ -18,9 +18,9 @@ def compare(*sources: Any, **kw: Any) -> Comparison:
     whose ``.frame`` is a pandas DataFrame indexed by parameter name."""
     from pathlib import Path
 
-    from .comparison import compare as _compare
-    from .localfiles import local_sources
-    from .table import Source
+    from .model.source import Source
+    from .parse.local import local_sources
+    from .stages.compare import compare as _compare
 
     if all(isinstance(s, Source) for s in sources):
         return _compare(list(sources), **kw)

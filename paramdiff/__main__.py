@@ -1,3 +1,5 @@
+"""`python -m paramdiff`: the command line."""
+
 from .cli import main
 
 main()

@@ -1,17 +1,39 @@
-"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command."""
+"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command.
+
+Each rule is a small function that adds findings (with the command that fixes them) to a
+``CheckOutcome``; ``run_check`` runs them in order for one pin, ``check_project`` for every
+profile the user asked about.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .channels import channel_findings
-from .errors import ConfigError, StaleOverlayError
-from .localfiles import read_local
-from .lock import require_entry
-from .project import PinContext
-from .sdf import read_channels
-from .sinks import check_file
+from .config.lock import require_entry
+from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
+from .parse.clients import LOADERS, disagreements
+from .parse.local import read_local
+from .parse.params import parse_params
+from .parse.sdf_include import Resolver, local_resolver
+from .project import Options, PinContext
+from .render.params import LINE_MAX
+from .render.report import render_picture, render_report, svg_path
+from .render.sinks import check_file
+from .stages.derive import Derived
+from .stages.validate import ERROR, validate
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding with the file and line to fix (for CI annotations); file relative to the
+    project root, line None when the whole file is meant."""
+
+    finding: str
+    fix: str
+    file: str | None
+    line: int | None
 
 
 @dataclass
@@ -21,103 +43,266 @@ class CheckOutcome:
     passed: list[str] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    located: list[Located] = field(default_factory=list)
 
-    def fail(self, finding: str, fix: str) -> None:
+    def fail(
+        self, finding: str, fix: str, file: str | None = None, line: int | None = None
+    ) -> None:
         self.findings.append(finding)
+        self.located.append(Located(finding, fix, file, line))
         if fix not in self.fixes:
             self.fixes.append(fix)
 
 
-def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
-    from .derive import build, render
-    from .report import gather, render_report
-    from .validate import ERROR, validate
-
-    out = CheckOutcome()
-    profile, pin = ctx.profile.name, ctx.pin
-    fetch_fix = f"paramdiff fetch --profile {profile} --pin {pin} --update"
-    for spec in ctx.specs.values():
-        try:
-            require_entry(ctx.lock, profile, pin, spec)
-        except ConfigError as exc:
-            out.fail(exc.what, fetch_fix)
-    if out.findings:
-        return out  # nothing below can be trusted without a consistent lock
-    out.passed.append("sources.lock matches sources.yaml")
+def first_difference(path: Path, lines: list[str]) -> int:
+    """The 1-based line where ``path`` first differs from ``lines`` (1 when it is missing)."""
     try:
-        derived = build(ctx)
+        have = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return 1
+    for i, (a, b) in enumerate(zip(have, lines, strict=False), start=1):
+        if a != b:
+            return i
+    return min(len(have), len(lines)) + 1
+
+
+def check_contexts(
+    options: Options, profile: str | None, pin: str | None, models: list[Path]
+) -> list[PinContext]:
+    """The pins `check` covers: the named profile, or every profile (at ``pin`` where it has
+    it, else its default pin)."""
+    profiles = options.config.profiles
+    if profile is None and models and len(profiles) > 1:
+        raise UsageError("--model needs --profile: name the vehicle the model simulates")
+    if profile is not None:
+        return [PinContext(options, profile, pin)]
+    return [
+        PinContext(options, name, pin if pin in p.pins else None) for name, p in profiles.items()
+    ]
+
+
+def check_project(
+    options: Options,
+    profile: str | None,
+    pin: str | None,
+    models: list[Path],
+    annotate: bool = False,
+) -> Iterator[str]:
+    """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
+
+    ``annotate``: each finding also as a GitHub ``::error`` line on the file and line to fix.
+    """
+    findings: list[str] = []
+    fixes: list[str] = []
+    for ctx in check_contexts(options, profile, pin, models):
+        outcome = run_check(ctx, models)
+        where = f"{ctx.profile.name} {ctx.pin}"
+        yield from (f"ok    {where}: {line}" for line in outcome.passed)
+        yield from (f"warn  {where}: {line}" for line in outcome.warnings)
+        yield from (diff.rstrip("\n") for diff in outcome.diffs)
+        if annotate:
+            yield from github_annotations(options.root, where, outcome)
+        findings += [f"{where}: {f}" for f in outcome.findings]
+        fixes += [f for f in outcome.fixes if f not in fixes]
+    if findings:
+        raise DriftError(findings, "; ".join(fixes))
+    yield "check passed"
+
+
+def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
+    """``::error`` lines, each path relative to the working directory (the repository root
+    in a workflow), so GitHub puts it on the file in the pull request."""
+    import os
+
+    from .render.github import annotation
+
+    for loc in outcome.located:
+        file = None
+        if loc.file:
+            path = Path(loc.file)
+            file = path if path.is_absolute() else Path(os.path.relpath(root / path))
+        yield annotation(
+            f"{loc.finding} — {loc.fix}",
+            file=file.as_posix() if file else None,
+            line=loc.line,
+            title=f"paramdiff check ({label})",
+        )
+
+
+def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
+    out = CheckOutcome()
+    if not _lock_matches(ctx, out):
+        return out  # nothing below can be trusted without a consistent lock
+    try:
+        derived = ctx.derived
     except StaleOverlayError as exc:
-        out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay")
+        out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay", exc.file, exc.line)
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
-    regenerate = derived.regenerate
-    result = check_file(ctx.config.root / derived.target, render(derived), derived.target)
+    _outputs_up_to_date(ctx, derived, out)
+    _loads_the_same(ctx.config.root / derived.target, derived.target, derived.regenerate, out)
+    _validates(ctx, derived, out)
+    _no_unchosen_defaults(ctx, derived, out)
+    _models_agree(ctx, derived, models or [], out)
+    return out
+
+
+def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
+    fix = f"paramdiff fetch --profile {ctx.profile.name} --pin {ctx.pin} --update"
+    for spec in ctx.specs.values():
+        try:
+            require_entry(ctx.lock, ctx.profile.name, ctx.pin, spec)
+        except ConfigError as exc:
+            # The role's entry in sources.yaml is what changed; fetch --update follows it.
+            out.fail(exc.what, fix, ctx.config.file, spec.line)
+    if not out.findings:
+        out.passed.append("sources.lock matches sources.yaml")
+    return not out.findings
+
+
+def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    root = ctx.config.root
+    lines = ctx.derived_lines
+    result = check_file(root / derived.target, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
     else:
-        out.fail(f"{derived.target} differs from what derive writes", regenerate)
+        line = first_difference(root / derived.target, lines)
+        out.fail(
+            f"{derived.target} differs from what derive writes",
+            derived.regenerate,
+            derived.target,
+            line,
+        )
         out.diffs.append(result.diff)
-    report_path = ctx.profile.report_path(pin)
-    inputs = gather(ctx, derived)
-    if report_path:
-        result = check_file(ctx.config.root / report_path, render_report(inputs), report_path)
+    report_path = ctx.profile.report_path(ctx.pin)
+    if not report_path:
+        return
+    inputs = ctx.report_inputs()
+    for path, lines in (
+        (report_path, list(render_report(inputs))),
+        (svg_path(report_path), list(render_picture(inputs))),
+    ):
+        result = check_file(root / path, lines, path)
         if result.up_to_date:
-            out.passed.append(f"{report_path} is up to date")
+            out.passed.append(f"{path} is up to date")
         else:
             out.fail(
-                f"{report_path} differs from what report writes",
-                f"paramdiff report --profile {profile} --pin {pin}",
+                f"{path} differs from what report writes",
+                f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
+                path,
+                first_difference(root / path, lines),
             )
             out.diffs.append(result.diff)
-    if ctx.metadata is not None:
-        problems = validate(derived.source.file, ctx.metadata, ctx.classifier())
-        advisory = [p for p in problems if p.severity != ERROR]
-        for p in problems:
-            if p.severity == ERROR:
-                out.fail(f"validate: {p}", f"fix the value with a delta in {derived.overlay.file}")
-        if advisory:
-            out.warnings.append(
-                f"{len(advisory)} shipped value(s) fall outside the metadata's advisory "
-                f"range/enum/bits (e.g. {advisory[0].param.name}); list them with: "
-                f"paramdiff validate {derived.target}"
-            )
-        if not [p for p in problems if p.severity == ERROR]:
-            out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
-    if inputs.sitl is not None:
-        for f in inputs.sitl.flags:
-            out.fail(
-                f"layers: {f}",
-                f"carry {f.effective.name} in the derived file (select it "
-                f"in {derived.overlay.file}) or add a delta with a reason",
-            )
-        if not inputs.sitl.flags:
-            out.passed.append(f"no frame default of {inputs.sitl.layers.frame} survives unchosen")
-    params = derived.params()
-    for name, file, data in _target_models(ctx, models or []):
-        channels, _ = read_channels(data, file)
-        findings = channel_findings(channels, params, ctx.profile.joint_roles, ctx.metadata)
+
+
+def _loads_the_same(path: Path, label: str, regenerate: str, out: CheckOutcome) -> None:
+    """The committed file read by each real loader (re-implemented in parse.clients) must give
+    the name → value map paramdiff reports for it (float32), every line within 98 bytes."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return  # missing or unreadable: the up-to-date check already failed
+    fix = (
+        f"run: {regenerate} (a hand edit must keep every line NAME VALUE, or a # comment of at "
+        f"most {LINE_MAX} bytes)"
+    )
+    try:
+        reported = parse_params(data, label, "params").params
+    except InputError as exc:
+        out.fail(str(exc), fix, exc.file, exc.line)
+        return
+    expected = {name: (p.value, p.line) for name, p in reported.items()}
+    found = [
+        (
+            n,
+            f"{len(line)} bytes; ArduPilot's defaults reader reads {LINE_MAX} at a time and "
+            "takes the rest for another line",
+        )
+        for n, line in enumerate(data.split(b"\n"), 1)
+        if len(line.rstrip(b"\r")) > LINE_MAX
+    ]
+    for load in LOADERS.values():
+        found += disagreements(expected, load(data))
+    for n, what in sorted(found):
+        out.fail(f"{label}:{n}: {what}", fix, label, n)
+    if not found:
+        out.passed.append(
+            f"{label}: the same {len(expected)} values in all {len(LOADERS)} real loaders "
+            "(ArduPilot, MAVProxy, Methodic Configurator, Mission Planner old/new, QGC)"
+        )
+
+
+def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    if ctx.metadata is None:
+        return
+    problems = validate(ctx.derived_source.file, ctx.metadata, ctx.classifier())
+    errors = [p for p in problems if p.severity == ERROR]
+    for p in errors:
+        out.fail(
+            f"validate: {p}",
+            f"fix the value with a delta in {derived.overlay.file}",
+            derived.target,
+            p.param.line,
+        )
+    advisory = [p for p in problems if p.severity != ERROR]
+    if advisory:
+        out.warnings.append(
+            f"{len(advisory)} shipped value(s) fall outside the metadata's advisory "
+            f"range/enum/bits (e.g. {advisory[0].param.name}); list them with: "
+            f"paramdiff validate {derived.target}"
+        )
+    if not errors:
+        out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
+
+
+def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    run = ctx.sitl_run
+    if run is None:
+        return
+    for f in run.flags:
+        out.fail(
+            f"layers: {f}",
+            f"carry {f.effective.name} in the derived file (select it "
+            f"in {derived.overlay.file}) or add a delta with a reason",
+            derived.overlay.file,
+            1,
+        )
+    if not run.flags:
+        out.passed.append(f"no frame default of {run.layers.frame} survives unchosen")
+
+
+def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
+    for name, file, data, resolve, local in _target_models(ctx, models):
+        checked = ctx.check_model(data, file, resolve)
+        channels, findings = checked.channels, checked.findings
         for finding in findings:
             in_model = f" — in the model: `{finding.fix}`" if finding.fix else ""
             out.fail(
                 f"{name}: {finding}{in_model}",
                 f"fix the <control> blocks of {name} (jointName, servo_min/servo_max, "
                 f"offset, multiplier sign) or add a delta in {derived.overlay.file}",
+                file if local else derived.overlay.file,
+                None if local else 1,
             )
         if not findings:
             out.passed.append(f"{name}: {len(channels)} channel(s) agree with {derived.target}")
-    return out
 
 
-def _target_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, bytes]]:
-    """(label, file, bytes) of the profile's target models — pinned sdf roles or paths in
-    this repository — then of each --model file."""
-    out: list[tuple[str, str, bytes]] = []
+def _target_models(
+    ctx: PinContext, extra: list[Path]
+) -> list[tuple[str, str, bytes, Resolver, bool]]:
+    """(label, file, bytes, include resolver, in this repository) of the profile's target
+    models — pinned sdf roles (includes from the same commit, as locked) or paths in this
+    repository — then of each --model file (includes from sibling folders, then
+    GZ_SIM_RESOURCE_PATH)."""
+    out: list[tuple[str, str, bytes, Resolver, bool]] = []
     for target in ctx.profile.target_models:
         if target in ctx.specs:
-            f = ctx.fetched([target])[target]
-            out.append((f"{target} ({f.spec.repo}:{f.spec.path})", f.spec.path, f.data))
+            out.append((*ctx.pinned_model(target), False))
         else:
-            out.append((target, target, read_local(ctx.config.root / target)))
+            path = ctx.config.root / target
+            out.append((target, target, read_local(path), local_resolver(), True))
     for p in extra:
-        out.append((p.as_posix(), p.as_posix(), read_local(p)))
+        out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), True))
     return out

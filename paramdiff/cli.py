@@ -1,7 +1,8 @@
-"""The command line: parse options, call the library, map exceptions to exit codes.
+"""The command line: parse options, call one library function, choose the sink.
 
-0 ok · 1 drift/differences found by a check · 2 usage or input error.
-Heavy modules (pandas, requests, git) are imported inside the commands that need them.
+0 ok · 1 drift/differences found by a check · 2 usage or input error · 3 a bug.
+Every command runs inside ``ParamdiffGroup.invoke``, the one error boundary. Heavy modules
+(pandas, requests, git) are imported inside the commands that need them.
 """
 
 from __future__ import annotations
@@ -9,14 +10,46 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .errors import ParamdiffError
 
+if TYPE_CHECKING:
+    from .project import Options, PinContext
+
 TABLE_FORMATS = ("text", "markdown", "csv", "json")
+BUG_EXIT = 3
+
+
+class ParamdiffGroup(click.Group):
+    """The one error boundary: every command, present and future, runs inside it."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ParamdiffError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except OSError as exc:  # a file boundary the library did not name itself
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"Error: {where}{exc.strerror or exc} — check the path", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("Error: interrupted", err=True)
+            sys.exit(130)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+            raise
+        except Exception as exc:  # a bug: never exit 1, which means "drift found"
+            click.echo(
+                f"Error: internal error ({type(exc).__name__}: {str(exc)[:200]}) — please "
+                "report it with the command you ran",
+                err=True,
+            )
+            sys.exit(BUG_EXIT)
 
 
 def _echo_lines(lines: Iterable[str]) -> None:
@@ -24,9 +57,12 @@ def _echo_lines(lines: Iterable[str]) -> None:
         click.echo(line)
 
 
-def location_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Where the project, cache and upstream files are."""
-    options = [
+# --------------------------------------------------------------------------- option groups
+
+
+def _location(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Where the project, cache and upstream files are: becomes ``options: Options``."""
+    decorators = [
         click.option(
             "--root",
             type=click.Path(file_okay=False, path_type=Path),
@@ -61,105 +97,55 @@ def location_options(f: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--offline", is_flag=True, help="Use the cache only; never the network."),
     ]
-    for opt in reversed(options):
-        f = opt(f)
-    return f
 
+    def wrapper(**kw: Any) -> Any:
+        from .project import Options
 
-def pin_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    f = click.option("--pin", help="Pin to use (default: the profile's default_pin).")(f)
-    f = click.option("--profile", help="Vehicle profile (default: the first in sources.yaml).")(f)
-    return location_options(f)
+        kw["options"] = Options(
+            root=kw.pop("root"),
+            cache_dir=kw.pop("cache_dir"),
+            mirror=kw.pop("mirror"),
+            transport=kw.pop("transport"),
+            git_base=kw.pop("git_base"),
+            offline=kw.pop("offline"),
+        )
+        return f(**kw)
 
-
-def _options(kw: dict[str, Any]) -> Any:
-    from .project import Options
-
-    return Options(
-        root=kw.pop("root"),
-        cache_dir=kw.pop("cache_dir"),
-        mirror=kw.pop("mirror"),
-        transport=kw.pop("transport"),
-        git_base=kw.pop("git_base"),
-        offline=kw.pop("offline"),
-    )
-
-
-def _context(kw: dict[str, Any]) -> Any:
-    from .project import PinContext
-
-    opts = _options(kw)
-    return PinContext(opts, kw.pop("profile"), kw.pop("pin"))
-
-
-def handle_errors(f: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(f)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return f(*args, **kwargs)
-        except ParamdiffError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("Error: interrupted", err=True)
-            sys.exit(130)
-
+    functools.update_wrapper(wrapper, f)
+    for d in reversed(decorators):
+        wrapper = d(wrapper)
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="paramdiff")
-def main() -> None:
-    """Pinned, auditable ArduPilot parameter sets for SITL.
-
-    fetch → compare → overlays → derive → report → check.
-    """
+def _profile_pin(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option("--pin", help="Pin to use (default: the profile's default_pin).")(f)
+    f = click.option("--profile", help="Vehicle profile (default: the first in sources.yaml).")(f)
+    return _location(f)
 
 
-# --------------------------------------------------------------------------- fetch
+def _pin_context(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--profile/--pin plus location options: becomes ``pin: PinContext``."""
+
+    def wrapper(options: Options, profile: str | None, pin: str | None, **kw: Any) -> Any:
+        from .project import PinContext
+
+        return f(pin=PinContext(options, profile, pin), **kw)
+
+    functools.update_wrapper(wrapper, f)
+    return _profile_pin(wrapper)
 
 
-@main.command()
-@pin_options
-@click.option("--update", is_flag=True, help="Re-resolve refs and show old → new commits.")
-@handle_errors
-def fetch(update: bool, **kw: Any) -> None:
-    """Fetch and verify the files a pin names; write sources.lock.
-
-    Without --profile: every profile that has --pin (or every pin of every profile
-    when --pin is not given either), so one command locks the whole project.
-    """
-    from tabulate import tabulate
-
-    from .fetch import fetch_targets
-    from .project import blueos_includes
-
-    opts = _options(kw)
-    config = opts.config
-    targets = config.fetch_targets(kw["profile"], kw["pin"])
-    results = fetch_targets(
-        config, targets, opts.cache, opts.transports(), update=update, includes=blueos_includes
-    )
-    headers = ["role", "source", "path", "size", "status"]
-    if update:
-        headers.append("update")
-    for result in results:
-        click.echo(f"{result.profile} {result.pin}:")
-        click.echo(tabulate(result.table(update), headers=headers, tablefmt="simple"))
-        if update:
-            from .history import update_hint
-
-            for line in update_hint(opts, result):
-                click.echo(line)
-    written = any(r.lock_written for r in results)
-    click.echo("sources.lock " + ("written" if written else "unchanged"))
+@dataclass(frozen=True)
+class TableOptions:
+    only_differences: bool
+    categories: tuple[str, ...]
+    params: tuple[str, ...]
+    fmt: str
 
 
-# --------------------------------------------------------------------------- show / diff / compare
-
-
-def table_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    opts = [
+def _table(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Which rows and which format: becomes ``table: TableOptions``."""
+    decorators = [
         click.option("--only-differences", is_flag=True, help="Hide rows where all agree."),
         click.option("--category", "categories", multiple=True, help="Only this category."),
         click.option(
@@ -173,19 +159,20 @@ def table_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--format", "fmt", type=click.Choice(TABLE_FORMATS), default="text", show_default=True
         ),
     ]
-    for opt in reversed(opts):
-        f = opt(f)
-    return f
+
+    def wrapper(**kw: Any) -> Any:
+        kw["table"] = TableOptions(
+            kw.pop("only_differences"), kw.pop("categories"), kw.pop("params"), kw.pop("fmt")
+        )
+        return f(**kw)
+
+    functools.update_wrapper(wrapper, f)
+    for d in reversed(decorators):
+        wrapper = d(wrapper)
+    return wrapper
 
 
-def _print_comparison(comp: Any, fmt: str, title: str | None, **kw: Any) -> None:
-    from .comparison import render, select
-
-    names = select(comp, kw["only_differences"], tuple(kw["categories"]), tuple(kw["params"]))
-    _echo_lines(render(comp, fmt, names, title))
-
-
-def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
+def _input(f: Callable[..., Any]) -> Callable[..., Any]:
     """How to read local files: their format, and whether bad lines are warnings."""
     f = click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")(f)
     return click.option(
@@ -196,113 +183,7 @@ def input_options(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-@main.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@input_options
-@click.option(
-    "--as",
-    "as_format",
-    type=click.Choice(["params", "mp", "qgc"]),
-    help="Write the parsed rows back out in this format instead of a table.",
-)
-@table_options
-@handle_errors
-def show(file: Path, input_format: str, lenient: bool, as_format: str | None, **kw: Any) -> None:
-    """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
-    from .comparison import compare
-    from .formats import write_rows
-    from .localfiles import local_source
-
-    src = local_source(file, input_format, lenient)
-    if as_format:
-        _echo_lines(write_rows(src.file.params.values(), as_format))
-        return
-    _print_comparison(compare([src]), kw.pop("fmt"), None, **kw)
-
-
-@main.command()
-@click.argument(
-    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
-)
-@input_options
-@table_options
-@handle_errors
-def diff(files: tuple[Path, ...], input_format: str, lenient: bool, **kw: Any) -> None:
-    """N-way compare of local files (params or SDF), like mavparmdiff."""
-    from .comparison import compare
-    from .localfiles import local_sources
-
-    if len(files) < 2:
-        raise click.UsageError("give at least two files")
-    sources = local_sources(files, input_format, lenient)
-    _print_comparison(compare(sources), kw.pop("fmt"), None, **kw)
-
-
-@main.group()
-def compare() -> None:
-    """Compare the pinned sources of a profile."""
-
-
-@compare.command("three-way")
-@pin_options
-@click.option("--lenient", is_flag=True, help="Turn bad lines into warnings.")
-@table_options
-@handle_errors
-def three_way(lenient: bool, **kw: Any) -> None:
-    """hardware vs sitl vs sitl_models for a pin."""
-    from .project import THREE_WAY
-
-    ctx = _context(kw)
-    ctx.lenient = lenient
-    comp = ctx.compare(list(THREE_WAY))
-    title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
-    _print_comparison(comp, kw.pop("fmt"), title, **kw)
-
-
-@compare.command("pins")
-@click.argument("pins", nargs=-1, required=True)
-@click.option(
-    "--role", default="hardware", show_default=True, help="Which source to follow across pins."
-)
-@click.option("--profile", help="Vehicle profile (default: the first in sources.yaml).")
-@location_options
-@table_options
-@handle_errors
-def pins(pins: tuple[str, ...], role: str, **kw: Any) -> None:
-    """One role's file across pins, e.g. `compare pins 4.6 4.7`: what changed."""
-    from .project import compare_pins
-
-    if len(pins) < 2:
-        raise click.UsageError("give at least two pins, e.g. paramdiff compare pins 4.6 4.7")
-    profile = kw.pop("profile")
-    comp = compare_pins(_options(kw), profile, list(pins), role)
-    title = f"{role} across pins " + " vs ".join(pins)
-    _print_comparison(comp, kw.pop("fmt"), title, **kw)
-
-
-# ------------------------------------------------------------------ derive / report / check
-
-
-def _emit(lines: Iterable[str], target: Path | None, check: bool, fix: str, label: str) -> None:
-    """The one sink switch: stdout, --check against a file, or an atomic write."""
-    from .errors import DriftError
-    from .sinks import check_file, join_lines, write_atomic
-
-    if target is None:
-        _echo_lines(lines)
-        return
-    if check:
-        result = check_file(target, lines, label)
-        if not result.up_to_date:
-            click.echo(result.diff, nl=False)
-            raise DriftError([f"{label} is out of date"], f"run: {fix}")
-        click.echo(f"{label} is up to date")
-        return
-    written = write_atomic(target, join_lines(lines).encode())
-    click.echo(f"{label} {'written' if written else 'unchanged'}")
-
-
-def output_options(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _output(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """-o and --check for a generated file whose default path is the profile's ``default``."""
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -319,9 +200,149 @@ def output_options(default: str) -> Callable[[Callable[..., Any]], Callable[...,
     return decorate
 
 
+def _print_comparison(comp: Any, table: TableOptions, title: str | None) -> list[str]:
+    """Print the selected rows; returns their names."""
+    from .render.comparison import render
+    from .stages.compare import select
+
+    names = select(comp, table.only_differences, table.categories, table.params)
+    _echo_lines(render(comp, table.fmt, names, title))
+    return names
+
+
+def _warn(message: str | None) -> None:
+    """A warning on stderr, so it never mixes with output written to stdout."""
+    if message:
+        click.echo(f"warning: {message}", err=True)
+
+
+def _emit(lines: Iterable[str], output: Any, check: bool) -> None:
+    """The one sink switch: stdout, --check against a file, or an atomic write."""
+    from .render.sinks import emit
+
+    for message in emit(lines, output, check):
+        click.echo(message, nl=False)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@click.group(cls=ParamdiffGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="paramdiff")
+def main() -> None:
+    """Pinned, auditable ArduPilot parameter sets for SITL.
+
+    fetch → compare → overlays → derive → report → check.
+    """
+
+
 @main.command()
-@pin_options
-@output_options("derived")
+@_profile_pin
+@click.option("--update", is_flag=True, help="Re-resolve refs and show old → new commits.")
+def fetch(options: Options, profile: str | None, pin: str | None, update: bool) -> None:
+    """Fetch and verify the files a pin names; write sources.lock.
+
+    Without --profile: every profile that has --pin (or every pin of every profile
+    when --pin is not given either), so one command locks the whole project.
+    """
+    from .project import fetch_project
+
+    _echo_lines(fetch_project(options, profile, pin, update))
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_input
+@click.option(
+    "--as",
+    "as_format",
+    type=click.Choice(["params", "mp", "qgc"]),
+    help="Write the parsed rows back out in this format instead of a table.",
+)
+@_table
+def show(
+    file: Path, input_format: str, lenient: bool, as_format: str | None, table: TableOptions
+) -> None:
+    """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
+    from .model.types import qgc_types
+    from .parse.local import local_source
+    from .parse.params import write_rows
+    from .stages.compare import compare
+
+    src = local_source(file, input_format, lenient)
+    if as_format:
+        qgc = qgc_types(src.file.params.values()) if as_format == "qgc" else None
+        _warn(qgc.warning() if qgc else None)
+        _echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
+        return
+    _print_comparison(compare([src]), table, None)
+
+
+@main.command()
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@_input
+@_table
+def diff(files: tuple[Path, ...], input_format: str, lenient: bool, table: TableOptions) -> None:
+    """N-way compare of local files (params or SDF), like mavparmdiff.
+
+    Exits 1 when any row shown differs (differs, only in, missing in), 0 when none does.
+    """
+    from .parse.local import local_sources
+    from .stages.compare import compare
+
+    if len(files) < 2:
+        raise click.UsageError("give at least two files")
+    comp = compare(local_sources(files, input_format, lenient))
+    names = _print_comparison(comp, table, None)
+    if any(comp.rows[n].status.disagrees for n in names):
+        sys.exit(1)  # the README's exit code for differences; the table says which
+
+
+@main.group(cls=ParamdiffGroup)
+def compare() -> None:
+    """Compare the pinned sources of a profile."""
+
+
+@compare.command("three-way")
+@_profile_pin
+@click.option("--lenient", is_flag=True, help="Turn bad lines into warnings.")
+@_table
+def three_way(
+    options: Options, profile: str | None, pin: str | None, lenient: bool, table: TableOptions
+) -> None:
+    """hardware vs sitl vs sitl_models for a pin."""
+    from .project import THREE_WAY, PinContext
+
+    ctx = PinContext(options, profile, pin, lenient=lenient)
+    title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
+    _print_comparison(ctx.compare(list(THREE_WAY)), table, title)
+
+
+@compare.command("pins")
+@click.argument("pins", nargs=-1, required=True)
+@click.option(
+    "--role", default="hardware", show_default=True, help="Which source to follow across pins."
+)
+@click.option("--profile", help="Vehicle profile (default: the first in sources.yaml).")
+@_location
+@_table
+def pins(
+    options: Options, pins: tuple[str, ...], role: str, profile: str | None, table: TableOptions
+) -> None:
+    """One role's file across pins, e.g. `compare pins 4.6 4.7`: what changed."""
+    from .project import compare_pins
+
+    if len(pins) < 2:
+        raise click.UsageError("give at least two pins, e.g. paramdiff compare pins 4.6 4.7")
+    comp = compare_pins(options, profile, list(pins), role)
+    _print_comparison(comp, table, f"{role} across pins " + " vs ".join(pins))
+
+
+@main.command()
+@_pin_context
+@_output("derived")
 @click.option(
     "--format",
     "fmt",
@@ -330,59 +351,30 @@ def output_options(default: str) -> Callable[[Callable[..., Any]], Callable[...,
     show_default=True,
     help="params (sim_vehicle/MAVProxy), mp (Mission Planner), qgc.",
 )
-@handle_errors
-def derive(output: Path | None, fmt: str, check: bool, **kw: Any) -> None:
+def derive(pin: PinContext, output: Path | None, fmt: str, check: bool) -> None:
     """Write the SITL parameter file: hardware + overlay, with provenance."""
-    from .derive import build, render
-    from .errors import ConfigError
+    from .render.params import derived_qgc_types, render
 
-    ctx = _context(kw)
-    d = build(ctx)
-    profile = ctx.profile
-    if output is None and ctx.pin != profile.default_pin and not profile.derived_is_per_pin():
-        # One committed derived file per profile: it belongs to the default pin.
-        raise ConfigError(
-            f"{d.target} is pin {profile.default_pin}'s file (the profile's default_pin)",
-            f"give -o PATH (or -o -) for pin {ctx.pin}, or put {{pin}} in the profile's "
-            "derived path in sources.yaml",
-        )
-    target, label = _target(ctx.options.root, output, d.target if fmt == "params" else None)
-    fix = (
-        d.regenerate
-        + (f" --format {fmt}" if fmt != "params" else "")
-        + (f" -o {output}" if output and str(output) != "-" else "")
-    )
-    _emit(render(d, fmt), target, check, fix, label)
-
-
-def _target(root: Path, output: Path | None, default: str | None) -> tuple[Path | None, str]:
-    if output is not None and str(output) == "-":
-        return None, "-"
-    if output is not None:
-        return output, str(output)
-    if default is None:
-        raise click.UsageError("give -o PATH (or -o - for stdout) for this format")
-    return root / default, default
+    if fmt == "qgc":
+        _warn(derived_qgc_types(pin.derived).warning())
+    _emit(render(pin.derived, fmt), pin.derived_output(output, fmt), check)
 
 
 @main.command()
-@pin_options
-@output_options("report")
-@handle_errors
-def report(output: Path | None, check: bool, **kw: Any) -> None:
+@_pin_context
+@_output("report")
+def report(pin: PinContext, output: Path | None, check: bool) -> None:
     """Write the markdown report for a pull request."""
-    from .derive import build
-    from .report import gather, render_report
+    from .render.report import render_picture, render_report, svg_output
 
-    ctx = _context(kw)
-    d = build(ctx)
-    target, label = _target(ctx.options.root, output, ctx.profile.report_path(ctx.pin))
-    fix = f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}"
-    _emit(render_report(gather(ctx, d)), target, check, fix, label)
+    inputs, target = pin.report_inputs(), pin.report_output(output)
+    _emit(render_report(inputs), target, check)
+    if target.path is not None:  # the top view goes next to the report that links it
+        _emit(render_picture(inputs), svg_output(target), check)
 
 
 @main.command()
-@pin_options
+@_profile_pin
 @click.option(
     "--model",
     "models",
@@ -391,120 +383,127 @@ def report(output: Path | None, check: bool, **kw: Any) -> None:
     help="Also check this Gazebo model's channels against the derived file.",
 )
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; kept for old scripts
-@handle_errors
-def check(models: tuple[Path, ...], all_profiles: bool, **kw: Any) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github"]),
+    default="text",
+    show_default=True,
+    help="github: each failure also as an ::error annotation on the file and line to fix.",
+)
+def check(
+    options: Options,
+    profile: str | None,
+    pin: str | None,
+    models: tuple[Path, ...],
+    all_profiles: bool,
+    fmt: str,
+) -> None:
     """Everything CI needs: lock, overlay, derived file, report, models, layers.
 
     Without --profile: every profile (at --pin where it has it, else its default pin).
     """
-    from .check import run_check
-    from .errors import DriftError
-    from .project import PinContext
+    from .check import check_project
 
-    opts = _options(kw)
-    profiles = opts.config.profiles
-    if kw["profile"] is None and models and len(profiles) > 1:
-        raise click.UsageError("--model needs --profile: name the vehicle the model simulates")
-    if kw["profile"] is not None and not all_profiles:
-        contexts = [PinContext(opts, kw["profile"], kw["pin"])]
-    else:
-        pin = kw["pin"]
-        contexts = [
-            PinContext(opts, name, pin if pin in p.pins else None) for name, p in profiles.items()
-        ]
-    findings: list[str] = []
-    fixes: list[str] = []
-    for ctx in contexts:
-        outcome = run_check(ctx, list(models))
-        for line in outcome.passed:
-            click.echo(f"ok    {ctx.profile.name} {ctx.pin}: {line}")
-        for line in outcome.warnings:
-            click.echo(f"warn  {ctx.profile.name} {ctx.pin}: {line}")
-        for diff in outcome.diffs:
-            click.echo(diff, nl=False)
-        findings += [f"{ctx.profile.name} {ctx.pin}: {f}" for f in outcome.findings]
-        fixes += [f for f in outcome.fixes if f not in fixes]
-    if findings:
-        raise DriftError(findings, "; ".join(fixes))
-    click.echo("check passed")
+    profile = None if all_profiles else profile
+    _echo_lines(check_project(options, profile, pin, list(models), annotate=fmt == "github"))
 
 
 @main.command()
-@pin_options
+@click.argument("base", required=False)
+@_location
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="markdown (at most 60,000 characters: fits a PR comment) or json (everything).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE."
+)
+def review(options: Options, base: str | None, fmt: str, output: Path | None) -> None:
+    """What this branch changes since BASE (default: the merge base with the default branch).
+
+    Per profile: roles moved, upstream parameters changed, overlay deltas added, removed or
+    stale, derived lines changed with their reasons, reboots needed. Exit 1 when something
+    needs attention (a stale delta, lock, derived file or report).
+    """
+    from .errors import DriftError
+    from .files import write_atomic
+    from .render.review import render_json, render_markdown
+    from .render.sinks import join_lines
+    from .review import review as do_review
+
+    result = do_review(options, base)
+    lines = render_json(result) if fmt == "json" else render_markdown(result, base)
+    if output is None:
+        _echo_lines(lines)
+    else:
+        write_atomic(output, join_lines(lines).encode())
+    if result.needs_attention:
+        items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
+        raise DriftError([a.what for a in items], "see the review")
+
+
+@main.command()
+@click.argument("profile")
+@click.option(
+    "--derived",
+    metavar="PATH",
+    help="Where the derived file goes in this repository (default: the profile's own path).",
+)
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="Repository root to write sources.yaml in.",
+)
+def init(profile: str, derived: str | None, root: Path) -> None:
+    """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
+
+    Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
+    """
+    from .config.starter import starter, write_starter
+
+    for rel in write_starter(root, starter(profile, derived)):
+        click.echo(f"{rel} written")
+    click.echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
+
+
+@main.command()
+@_pin_context
 @click.option("--frame", help="sim_vehicle.py frame (default: the profile's sitl_frame).")
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@handle_errors
-def layers(frame: str | None, files: tuple[Path, ...], **kw: Any) -> None:
+def layers(pin: PinContext, frame: str | None, files: tuple[Path, ...]) -> None:
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
-    from .derive import build
-    from .layers import (
-        excluded_categories,
-        frame_sources,
-        render_layers,
-        stack,
-        unchosen,
-    )
-    from .localfiles import local_source
+    from .render.layers import render_layers
 
-    ctx = _context(kw)
-    frame, frame_srcs = frame_sources(ctx, frame)
-    d = build(ctx)
-    added = [local_source(f, role=f.as_posix()) for f in files] or [d.source]
-    result = stack([*frame_srcs, *added], frame, ctx.profile.frames[frame])
-    flags, _ = unchosen(ctx, result, excluded_categories(d))
-    _echo_lines(render_layers(result, flags))
+    _echo_lines(render_layers(*pin.layers(frame, list(files)), pin.metadata))
 
 
 @main.command()
-@pin_options
+@_pin_context
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--lenient", is_flag=True)
 @click.option("--strict", is_flag=True, help="Fail on range/enum/bitmask warnings too.")
-@handle_errors
-def validate(file: Path, lenient: bool, strict: bool, **kw: Any) -> None:
+def validate(pin: PinContext, file: Path, lenient: bool, strict: bool) -> None:
     """Check FILE against the pin's metadata: unknown names, range, enum, bitmask, read-only."""
-    from .errors import DriftError
-    from .localfiles import local_source
-    from .validate import validate as do_validate
-
-    ctx = _context(kw)
-    meta = ctx.metadata
-    if meta is None:
-        raise click.UsageError("the pin declares no metadata (format: pdef) role")
-    src = local_source(file, lenient=lenient)
-    problems = do_validate(src.file, meta, ctx.classifier())
-    for w in src.file.warnings:
-        click.echo(f"warning: {w}")
-    for p in problems:
-        if p.severity != "error" and not strict:
-            click.echo(f"warning: {p}")
-    problems = [p for p in problems if strict or p.severity == "error"]
-    if problems:
-        raise DriftError([str(p) for p in problems], f"correct these values in {file}")
-    click.echo(f"{file}: {len(src.file.params)} parameters valid for {meta.file}")
+    _echo_lines(pin.validate_file(file, lenient, strict))
 
 
 @main.command()
-@pin_options
+@_pin_context
 @click.argument("param")
 @click.option("--role", default="hardware", show_default=True)
-@handle_errors
-def history(param: str, role: str, **kw: Any) -> None:
+def history(pin: PinContext, param: str, role: str) -> None:
     """PARAM (a name or glob) at every upstream commit that changed the role's file."""
-    from tabulate import tabulate
+    from .render.texttable import table
 
-    from .history import history as do_history
-
-    opts = _options(kw)
-    rows = do_history(opts, kw["profile"], kw["pin"], role, param)
-    click.echo(
-        tabulate(
-            rows,
-            headers=["commit", "date", "subject", param],
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-    )
+    rows = pin.history(role, param)
+    _echo_lines(table(["commit", "date", "subject", param], rows, markdown=False))
 
 
 if __name__ == "__main__":  # pragma: no cover

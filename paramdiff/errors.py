@@ -53,6 +53,10 @@ class FetchError(ParamdiffError):
     """Something upstream could not be fetched or did not verify."""
 
 
+class UsageError(ParamdiffError):
+    """The command line asks for something that cannot be done (exit 2)."""
+
+
 class StaleOverlayError(ConfigError):
     """A delta was written against a value upstream no longer has."""
 

@@ -2,29 +2,51 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cache import Cache, default_cache_dir
-from .errors import ConfigError
-from .fetch import FetchedRole, TransportChoice, materialize
-from .formats import include_paths
-from .lock import Lock, read_lock
-from .metadata import Metadata, parse_pdef
-from .sources import Config, Profile, SourceSpec, load_config
-from .table import Classifier, Source, parse_any, parse_names
+from .config.lock import Lock, read_lock
+from .config.overlay import Overlay, load_overlay
+from .config.sources import PARAM_FORMATS, Config, Profile, SourceSpec, load_config
+from .errors import ConfigError, DriftError, UsageError
+from .model.metadata import Metadata, firmware_of, parse_pdef
+from .model.params import ParamFile
+from .model.source import Source
+from .parse.any import parse_any, parse_names
+from .parse.local import local_source
+from .parse.params import include_paths, parse_params
+from .parse.sdf import Channel, read_channels
+from .parse.sdf_include import Resolver, repo_resolver
+from .render.params import read_provenance
+from .render.params import render as render_params
+from .render.report import ReportInputs
+from .render.sinks import Output, join_lines, output_for
+from .stages.classify import Classifier
+from .stages.derive import Derived, Target, build
+from .stages.geometry import ModelCheck, check_model, sitl_params
+from .stages.history import update_hint, value_history
+from .stages.layers import Flag, Layers, SitlRun, sitl_run, stack, unchosen
+from .stages.validate import ERROR, validate
+from .upstream.cache import Cache, default_cache_dir
+from .upstream.fetch import FetchedRole, TransportChoice, fetch_targets, materialize
 
 if TYPE_CHECKING:
-    from .comparison import Comparison
+    from .stages.compare import Comparison
 
 CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
 
 
 def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
-    """Include finder for fetch: BlueOS include-format files pull in others at the same commit."""
+    """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
+    model://NAME``) pull in others at the same commit."""
+    if spec.format == "sdf":
+        from .parse.sdf_include import repo_include_paths
+
+        return repo_include_paths(path, data)
     if spec.format != "blueos":
         return []
     return include_paths(data, path)
@@ -63,14 +85,16 @@ class Options:
 class PinContext:
     """Everything about one profile's pin: specs, locked bytes, parsed sources, metadata."""
 
-    def __init__(self, options: Options, profile: str | None, pin: str | None) -> None:
+    def __init__(
+        self, options: Options, profile: str | None, pin: str | None, lenient: bool = False
+    ) -> None:
         self.options = options
         self.config = options.config
         self.profile: Profile = self.config.profile(profile)
         self.pin, self.specs = self.profile.pin(pin)
         self._fetched: dict[str, FetchedRole] = {}
         self._sources: dict[str, Source] = {}
-        self.lenient = False  # --lenient: every source's bad lines become warnings
+        self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
 
     # -- bytes
@@ -162,9 +186,11 @@ class PinContext:
             joint_roles=self.profile.joint_roles,
             read_include=read_include,
         )
+        firmware = spec.firmware or firmware_of(parsed.header.get("Version"))
         src = Source(
             role=role,
             file=parsed,
+            metadata=self.metadata_for(firmware),
             repo=spec.repo,
             commit=f.entry.commit,
             path=spec.path,
@@ -173,13 +199,11 @@ class PinContext:
             declared_version=spec.firmware,
             includes=f.entry.includes,
         )
-        src.metadata = self.metadata_for(spec.firmware or src.firmware)
         self._sources[role] = src
         return src
 
     def source_meta(self, role: str) -> Source:
         """A role that is not a parameter set (metadata, name list): identity only."""
-        from .formats import ParamFile
 
         spec = self.spec(role)
         f = self.fetched([role])[role]
@@ -209,10 +233,247 @@ class PinContext:
 
     def compare(self, roles: list[str]) -> Comparison:
         """The aligned table of these roles, each with its own firmware's metadata."""
-        from .comparison import compare
+        from .stages.compare import compare
 
         sources = [self.source(r) for r in roles]
         return compare(sources, self.classifier(), self.metadata)
+
+    # -- stages, wired with this pin's values
+
+    @cached_property
+    def overlay(self) -> Overlay:
+        profile = self.profile
+        if not profile.overlay or not profile.derived:
+            raise ConfigError(
+                f"profile '{profile.name}' declares no overlay/derived path",
+                "add 'overlay:' and 'derived:' to the profile in sources.yaml",
+            )
+        return load_overlay(self.config.root, profile.overlay)
+
+    def frame_defaults(self, frame: str | None = None) -> Layers | None:
+        """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the
+        profile's sitl_frame), stacked; None when the profile names no SITL frame."""
+        frame = frame or self.profile.sitl_frame
+        if frame is None:
+            return None
+        if frame not in self.profile.frames:
+            raise ConfigError(
+                f"profile '{self.profile.name}' has no frame '{frame}'",
+                f"use one of: {', '.join(self.profile.frames) or '(none declared)'}, or declare "
+                "frames in sources.yaml",
+            )
+        roles = self.profile.frames[frame]
+        return stack([self.source(r) for r in roles], frame, roles)
+
+    def derive_target(self) -> Target:
+        inputs = [self.source_meta(r) for r in self.specs if r == CALIBRATION_ROLE]
+        inputs += [self.source_meta(r) for r in self.metadata_roles()]
+        return Target(
+            profile=self.profile.name,
+            pin=self.pin,
+            path=self.profile.derived_path(self.pin) or "",
+            inputs=tuple(inputs),
+            locked=tuple(self._locked_inputs()),
+            vehicle=self.profile.sitl_vehicle,
+            frame=self.profile.sitl_frame,
+        )
+
+    def _locked_inputs(self) -> Iterator[tuple[str, Source]]:
+        """(use, source) for every role but the overlay's base: what the derived file was
+        compared or checked against, the frame defaults, the metadata, the calibration list."""
+        profile = self.profile
+        base = self.overlay.base
+        for role, spec in self.specs.items():
+            frames = [f for f, roles in profile.frames.items() if role in roles]
+            if role == base:
+                continue
+            if spec.format == METADATA_FORMAT:
+                use = "metadata"
+            elif role == CALIBRATION_ROLE:
+                use = "categories"
+            elif frames:
+                use = f"frame defaults, {' and '.join(frames)}"
+            else:
+                use = "checked" if role in profile.target_models else "compared"
+            parsed = spec.format in PARAM_FORMATS
+            yield use, self.source(role) if parsed else self.source_meta(role)
+
+    @cached_property
+    def derived(self) -> Derived:
+        overlay = self.overlay
+        return build(
+            self.source(overlay.base),
+            overlay,
+            self.classifier(),
+            self.metadata,
+            self.frame_defaults(),
+            self.derive_target(),
+        )
+
+    @cached_property
+    def derived_lines(self) -> list[str]:
+        """The derived file's lines (params format), rendered and read back by the loaders
+        once; ``check`` and ``derived_source`` share them."""
+        return list(render_params(self.derived))
+
+    @cached_property
+    def derived_source(self) -> Source:
+        """The derived file read back as ArduPilot reads it, with its own line numbers.
+
+        Rendered and parsed once; validate, layers and the report all use this one.
+        """
+        d = self.derived
+        lines = self.derived_lines
+        parsed = parse_params(join_lines(lines).encode(), d.target, "params")
+        # Each row also says where its value came from (the file's provenance comments).
+        where = read_provenance(lines)
+        parsed.params = {
+            n: replace(p, note=f"from {where[n]}") if n in where else p
+            for n, p in parsed.params.items()
+        }
+        return Source(role=d.target, file=parsed)
+
+    @cached_property
+    def sitl_run(self) -> SitlRun | None:
+        frame_defaults = self.frame_defaults()
+        if frame_defaults is None:
+            return None
+        return sitl_run(
+            frame_defaults,
+            self.derived_source,
+            self.source("hardware").file.params,
+            self.classifier(),
+            self.overlay.excluded_categories(),
+        )
+
+    def model_channels(self, role: str = "sitl_models") -> list[Channel]:
+        models = self.fetched([role])[role]
+        return read_channels(models.data, models.spec.path)[0]
+
+    def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
+        """A pinned sdf role: label, repository path, bytes, and its locked includes."""
+        f = self.fetched([role])[role]
+        label = f"{role} ({f.spec.repo}:{f.spec.path})"
+        return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
+
+    @cached_property
+    def sitl_params(self) -> dict[str, float]:
+        """What SITL runs: the frame defaults, then the derived file (last wins)."""
+        return sitl_params(self.derived, self.sitl_run)
+
+    def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
+        """One model's channels, read from its geometry, against what SITL runs."""
+        return check_model(
+            data,
+            file,
+            resolve,
+            self.sitl_params,
+            self.profile.joint_roles,
+            self.profile.sitl_vehicle,
+            self.metadata,
+        )
+
+    def report_inputs(self) -> ReportInputs:
+        derived = self.derived
+        _, file, data, resolve = self.pinned_model("sitl_models")
+        model = self.check_model(data, file, resolve)
+        return ReportInputs(
+            self.profile,
+            self.pin,
+            self.compare(list(THREE_WAY)),
+            derived,
+            model.channels,
+            model.findings,
+            self.sitl_run,
+            model.geometry,
+            self.metadata,
+            self.metadata_by_firmware,
+        )
+
+    # -- what the commands write, and where
+
+    def derived_output(self, output: Path | None, fmt: str) -> Output:
+        d = self.derived
+        profile = self.profile
+        if output is None and self.pin != profile.default_pin and not profile.derived_is_per_pin():
+            # One committed derived file per profile: it belongs to the default pin.
+            raise ConfigError(
+                f"{d.target} is pin {profile.default_pin}'s file (the profile's default_pin)",
+                f"give -o PATH (or -o -) for pin {self.pin}, or put {{pin}} in the profile's "
+                "derived path in sources.yaml",
+            )
+        fix = (
+            d.regenerate
+            + (f" --format {fmt}" if fmt != "params" else "")
+            + (f" -o {output}" if output and str(output) != "-" else "")
+        )
+        return output_for(self.config.root, output, d.target if fmt == "params" else None, fix)
+
+    def report_output(self, output: Path | None) -> Output:
+        fix = f"paramdiff report --profile {self.profile.name} --pin {self.pin}"
+        return output_for(self.config.root, output, self.profile.report_path(self.pin), fix)
+
+    def layers(self, frame: str | None, files: list[Path]) -> tuple[Layers, list[Flag]]:
+        """The frame defaults with ``files`` (default: the derived file) loaded on top, and
+        the frame defaults that survive unchosen."""
+        if not self.profile.frames:
+            raise ConfigError(
+                f"profile '{self.profile.name}' pins no sim_vehicle.py frame defaults, so there "
+                "are no layers to show",
+                "pin the frame's files (ArduPilot's Tools/autotest/default_params/*.parm) as "
+                "roles and list them under 'frames:' in sources.yaml",
+            )
+        defaults = self.frame_defaults(frame)
+        if defaults is None:
+            raise ConfigError(
+                f"profile '{self.profile.name}' names no sitl_frame",
+                f"pass --frame (one of: {', '.join(self.profile.frames)})",
+            )
+        added = [local_source(f, role=f.as_posix()) for f in files] or [self.derived_source]
+        result = stack([*defaults.layers, *added], defaults.frame, defaults.frame_roles)
+        flags, _ = unchosen(
+            result,
+            self.source("hardware").file.params,
+            self.classifier(),
+            self.overlay.excluded_categories(),
+        )
+        return result, flags
+
+    def validate_file(self, file: Path, lenient: bool, strict: bool) -> Iterator[str]:
+        """Lines for `paramdiff validate`; raises DriftError for problems that fail it."""
+        meta = self.metadata
+        if meta is None:
+            raise UsageError("the pin declares no metadata (format: pdef) role")
+        src = local_source(file, lenient=lenient)
+        problems = validate(src.file, meta, self.classifier())
+        for w in src.file.warnings:
+            yield f"warning: {w}"
+        failing = [p for p in problems if strict or p.severity == ERROR]
+        for p in problems:
+            if p not in failing:
+                yield f"warning: {p}"
+        if failing:
+            raise DriftError([str(p) for p in failing], f"correct these values in {file}")
+        yield f"{file}: {len(src.file.params)} parameters valid for {meta.file}"
+
+    def history(self, role: str, pattern: str) -> list[list[str]]:
+        """``pattern``'s values in ``role``'s file at every upstream commit that changed it
+        (or a file it includes), oldest first."""
+        spec = self.spec(role)
+        if spec.format not in PARAM_FORMATS:
+            raise ConfigError(
+                f"role '{role}' is a {spec.format} file, not a parameter set",
+                "follow a parameter role such as hardware or sitl",
+            )
+        choice = self.options.transports()
+        if choice is None:
+            raise ConfigError(
+                "history needs upstream commits, and --offline forbids reaching them",
+                "run it without --offline (with --mirror DIR|URL where there is no network)",
+            )
+        entry = self.lock.get(self.profile.name, self.pin, role) if self.lock else None
+        included = [i.path for i in entry.includes] if entry else []
+        return value_history(choice.history_source(spec), spec, included, pattern)
 
 
 THREE_WAY = ("hardware", "sitl", "sitl_models")
@@ -225,9 +486,37 @@ def compare_pins(options: Options, profile: str | None, pins: list[str], role: s
     """
     from dataclasses import replace
 
-    from .comparison import compare
+    from .stages.compare import compare
 
     contexts = [PinContext(options, profile, pin) for pin in pins]
     sources = [replace(c.source(role), role=f"{role}@{c.pin}") for c in contexts]
     others = tuple(m for c in contexts[:-1] for m in c.metadata_by_firmware.values())
     return compare(sources, contexts[-1].classifier(others), contexts[-1].metadata)
+
+
+def fetch_project(
+    options: Options, profile: str | None, pin: str | None, update: bool
+) -> Iterator[str]:
+    """`paramdiff fetch`: every target pin fetched, verified and locked; lines to print."""
+    from tabulate import tabulate
+
+    config = options.config
+    results = fetch_targets(
+        config,
+        config.fetch_targets(profile, pin),
+        options.cache,
+        options.transports(),
+        update=update,
+        includes=blueos_includes,
+    )
+    headers = ["role", "source", "path", "size", "status"]
+    if update:
+        headers.append("update")
+    for result in results:
+        yield f"{result.profile} {result.pin}:"
+        yield tabulate(result.table(update), headers=headers, tablefmt="simple")
+        if update:
+            others = [p for p in config.profile(result.profile).pins if p != result.pin]
+            yield from update_hint(options.cache, result, others)
+    # One write for every target (or none): see upstream.fetch.fetch_targets.
+    yield "sources.lock " + ("written" if any(r.lock_written for r in results) else "unchanged")

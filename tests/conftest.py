@@ -17,19 +17,44 @@ from pathlib import Path
 
 import pytest
 
-from paramdiff.transports import git_blob_id
+from paramdiff.digests import git_blob_id
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_MIRROR = ROOT.parent / "shared" / "upstream"
 
 
-@pytest.fixture
-def upstream() -> Path:
-    """The real upstream mirror beside the checkout; integration tests skip without it."""
+@pytest.fixture(autouse=True)
+def _no_caller_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never depend on the caller's PARAMDIFF_* variables (a shell with
+    PARAMDIFF_MIRROR set made the git-transport tests read the mirror instead)."""
+    for name in list(os.environ):
+        if name.startswith("PARAMDIFF_"):
+            monkeypatch.delenv(name)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--without-mirror",
+        action="store_true",
+        help="Run as on a machine without ../shared: every integration test skips (used to "
+        "measure what the unit tests alone cover).",
+    )
+
+
+def shared_mirror(config: pytest.Config) -> Path:
+    """The real upstream mirror beside the checkout; the calling test skips, saying why,
+    when it is absent (or --without-mirror asks to behave as if it were)."""
+    if config.getoption("--without-mirror"):
+        pytest.skip("--without-mirror: integration tests skipped")
     if not (SHARED_MIRROR / "MANIFEST.json").exists():
         pytest.skip(f"no upstream mirror at {SHARED_MIRROR} (integration tests need ../shared)")
     return SHARED_MIRROR
+
+
+@pytest.fixture
+def upstream(request: pytest.FixtureRequest) -> Path:
+    return shared_mirror(request.config)
 
 
 # --------------------------------------------------------------------------- mirror builder

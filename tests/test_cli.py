@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES, location_args, tree_bytes
 
 from paramdiff.cli import main
+from paramdiff.render.params import read_provenance
 
 
 @pytest.fixture
@@ -45,8 +46,8 @@ def test_three_way_shows_meaning_and_provenance(fetched: tuple[Path, list[str]])
         "compare", "three-way", *loc, "--format", "csv", "--param", "NL_*"
     ).output.splitlines()
     assert csv_lines == [
-        "name,hardware,sitl,sitl_models,status,category,display_name",
-        "NL_ACRO_BLINKS,1,,,only in hardware,script,",
+        "name,hardware,sitl,sitl_models,status,category,display_name,renamed_from",
+        "NL_ACRO_BLINKS,1,,,only in hardware,script,,",
     ]
 
 
@@ -55,19 +56,20 @@ def test_derive_check_and_drift(fetched: tuple[Path, list[str]]) -> None:
     assert invoke("derive", *loc).exit_code == 0
     text = (root / "derived/boat_sitl.params").read_text()
     assert (
-        "# DELTA: shipped 1510 (hw.params:12) — one unit's neutral; the model is neutral at "
-        "1500" in text
+        "# DELTA overlay:12: shipped 1510 (hw.params:12) — one unit's neutral; the model is "
+        "neutral at\n#   1500\nSERVO1_TRIM 1500\n" in text  # 98 bytes: the dash is 3 of them
     )
-    assert "SERVO1_TRIM      1500       # [overlay:12]" in text
+    assert read_provenance(text.splitlines())["SERVO1_TRIM"] == "overlay:12"
+    assert read_provenance(text.splitlines())["SERVO1_MAX"] == "hardware:9"
     assert "AHRS_ORIENTATION" not in text and "COMPASS_OFS_X" not in text
     assert "# Regenerate: paramdiff derive --profile boat --pin 1.0" in text
     assert invoke("derive", *loc, "--check").exit_code == 0
     (root / "derived/boat_sitl.params").write_text(
-        text.replace("WP_RADIUS        1", "WP_RADIUS        9")
+        text.replace("\nWP_RADIUS 1\n", "\nWP_RADIUS 9\n")
     )
     out = invoke("derive", *loc, "--check")
     assert out.exit_code == 1
-    assert "-WP_RADIUS        9" in out.output
+    assert "-WP_RADIUS 9" in out.output
     assert out.output.splitlines()[-1] == (
         "Error: derived/boat_sitl.params is out of date — run: paramdiff derive --profile boat "
         "--pin 1.0"
@@ -121,7 +123,7 @@ def test_show_round_trips_every_format(tmp_path: Path) -> None:
             written = invoke("show", str(src), "--as", fmt)
             assert written.exit_code == 0
             out = tmp_path / f"{name}.{fmt}"
-            out.write_text(written.output)
+            out.write_text(written.stdout)  # the type warning goes to stderr
             a = invoke("show", str(src), "--format", "csv").output.splitlines()[1:]
             b = invoke("show", str(out), "--format", "csv").output.splitlines()[1:]
             assert a == b
@@ -137,7 +139,7 @@ def test_diff_n_way_and_bad_input(tmp_path: Path) -> None:
         "--param",
         "WP_*",
     )
-    assert out.exit_code == 0
+    assert out.exit_code == 1  # WP_RADIUS differs
     assert [ln.split()[:4] for ln in out.output.splitlines() if ln.startswith("WP_")] == [
         ["WP_RADIUS", "1", "3", "n/r"]
     ]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from paramdiff.config.sources import parse_config
 from paramdiff.errors import ConfigError
-from paramdiff.sources import parse_config
 
 GOOD = """\
 version: 1

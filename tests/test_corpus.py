@@ -126,7 +126,7 @@ def test_hostile_overlay(name: str, expected: str, overlay_project: tuple[Path, 
 
 def test_unwritable_output_leaves_nothing_behind(tmp_path: Path) -> None:
     from paramdiff.errors import ParamdiffError
-    from paramdiff.sinks import write_atomic
+    from paramdiff.files import write_atomic
 
     target_dir = tmp_path / "ro"
     target_dir.mkdir()
@@ -136,29 +136,3 @@ def test_unwritable_output_leaves_nothing_behind(tmp_path: Path) -> None:
             write_atomic(target_dir / "old.params", b"FRAME_CLASS 1\n")
         assert (target_dir / "old.params").read_text() == "FRAME_CLASS 2\n"
         assert sorted(p.name for p in target_dir.iterdir()) == ["old.params"]
-
-
-def test_mypy_is_clean() -> None:
-    import subprocess
-    import sys
-
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "paramdiff", "--ignore-missing-imports"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout
-
-
-def test_ruff_is_clean() -> None:
-    import subprocess
-    import sys
-
-    result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "paramdiff", "tests", "bench"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout

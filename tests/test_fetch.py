@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 from conftest import C2, M1, build_mirror, small_upstream, tree_bytes, unwritable
 
-from paramdiff.cache import Cache
 from paramdiff.cli import main
+from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
-from paramdiff.fetch import TransportChoice, fetch
-from paramdiff.sources import load_config
-from paramdiff.transports import GitTransport, HttpClient, HttpSettings, MirrorTransport
+from paramdiff.upstream.cache import Cache
+from paramdiff.upstream.fetch import TransportChoice, fetch
+from paramdiff.upstream.transports import GitTransport, HttpClient, HttpSettings, MirrorTransport
 
 
 def run(args: list[str], root: Path, cache: Path) -> object:
@@ -200,7 +200,7 @@ def test_git_transport_resolves_and_reads_blobs(tmp_path: Path) -> None:
     assert head != tag
     got = transport.get("acme/params", tag, "boats/hw.params")
     assert got.data == b"FRAME_CLASS 2\n"
-    from paramdiff.transports import git_blob_id
+    from paramdiff.digests import git_blob_id
 
     assert got.blob == git_blob_id(got.data)
     with pytest.raises(FetchError, match="does not exist at commit"):

@@ -8,12 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paramdiff.errors import InputError
-from paramdiff.formats import (
-    format_value,
-    parse_params,
-    same_value,
-    write_rows,
-)
+from paramdiff.model.values import format_value, same_value
+from paramdiff.parse.params import parse_params, write_rows
 
 
 def test_blueos_params_header_and_provenance() -> None:
@@ -159,7 +155,7 @@ values = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(names, values, min_size=1, max_size=20), st.sampled_from(["params", "mp"]))
 def test_round_trip_property(table: dict[str, float], fmt: str) -> None:
-    from paramdiff.formats import Param
+    from paramdiff.model.params import Param
 
     rows = [Param(n, v, format_value(v), "f", i) for i, (n, v) in enumerate(table.items(), 1)]
     parsed = parse_params("\n".join(write_rows(rows, fmt)).encode(), "f", fmt)
@@ -168,6 +164,7 @@ def test_round_trip_property(table: dict[str, float], fmt: str) -> None:
 
 def test_library_compare_gives_a_dataframe_on_demand() -> None:
     import paramdiff
+    from paramdiff.stages.compare import Verdict
 
     comp = paramdiff.compare(FIXTURES / "hardware.params", FIXTURES / "sitl.params")
     roles = comp.roles
@@ -175,7 +172,7 @@ def test_library_compare_gives_a_dataframe_on_demand() -> None:
     assert list(df.columns) == ["name", *roles, "status", "category", "display_name"]
     assert list(df.index) == list(comp.rows)
     assert all(str(df[r].dtype) == "Float64" for r in roles)
-    differs = [n for n, row in comp.rows.items() if row.status == "differs"]
+    differs = [n for n, row in comp.rows.items() if row.status.verdict is Verdict.DIFFERS]
     assert differs and list(df.index[df["status"] == "differs"]) == differs
     name = differs[0]
     assert df.at[name, roles[0]] == comp.params[roles[0]][name].value

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, ROOT, location_args
+from conftest import FIXTURES, ROOT, location_args, shared_mirror
 
 from paramdiff.cli import main
+from paramdiff.render.params import read_provenance
 
 COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 
 @pytest.fixture(scope="module")
-def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def checkout(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> tuple[Path, list[str]]:
     """A fresh copy of the committed project, fetched from the mirror with an empty cache."""
-    mirror = ROOT.parent / "shared" / "upstream"
-    if not (mirror / "MANIFEST.json").exists():
-        pytest.skip(f"no upstream mirror at {mirror} (integration tests need ../shared)")
+    mirror = shared_mirror(request.config)
     base = tmp_path_factory.mktemp("checkout")
     for name in COMMITTED:
         src = ROOT / name
@@ -60,14 +64,21 @@ def test_three_way_rows_read_off_the_files(checkout: tuple[Path, list[str]]) -> 
     assert rows["SERVO1_MIN"][1:5] == ["1100", "1000", "1000", "differs"]
     assert rows["SERVO3_REVERSED"][1:5] == ["1", "0", "0", "differs"]
     assert rows["MOT_THST_ASYM"][1:5] == ["1.6", "1", "", "differs"]
-    assert rows["ARMING_SKIPCHK"][1:5] == ["1043938", "", "", "only in hardware"]
-    assert rows["ARMING_CHECK"][1:5] == ["", "1", "", "only in sitl"]
+    # ARMING_CHECK (4.6 sitl, 1 = all checks) is ARMING_SKIPCHK (4.7 hardware) renamed and
+    # inverted: converted, it is 0 (skip nothing) against the hardware's 1043938.
+    assert "ARMING_CHECK" not in rows
+    skip = {r[0]: r for r in csv.reader(out.output.splitlines())}["ARMING_SKIPCHK"]
+    assert skip[1:5] == ["1043938", "1", "", "renamed, differs"]
+    assert skip[-1] == "ARMING_CHECK"
     assert rows["AHRS_ORIENTATION"][5] == "board"
     nl = [r for n, r in rows.items() if n.startswith("NL_")]
     assert len(nl) == 52 and {r[5] for r in nl} == {"script"}
     text = invoke("compare", "three-way", *loc, "--param", "SERVO1_FUNCTION").output
     assert "74 (ThrottleRight)" in text and "26 (GroundSteering)" in text
-    assert "only firmware 4.6 defines: ARMING_CHECK" in text
+    assert "only firmware 4.6 defines: CAM_RC_TYPE" in text
+    arming = invoke("compare", "three-way", *loc, "--param", "ARMING_CHECK").output
+    row = next(ln for ln in arming.splitlines() if ln.startswith("ARMING_CHECK → ARMING_SKIPCHK"))
+    assert "1 (All) → 0 (none)" in row and "renamed, differs" in row
     assert "only firmware 4.7 defines: " in text and "ARMING_SKIPCHK" in text
 
 
@@ -98,8 +109,10 @@ def test_check_against_sitl_models_fails_channel_by_channel(
     out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
     assert out.exit_code == 1
     assert (
-        "channel 0 (motor_port_joint, SERVO1): drives motor_port_joint, which is 73 "
-        "(ThrottleLeft), but SERVO1_FUNCTION is 74 (ThrottleRight)"
+        "channel 0 (motor_port_joint, SERVO1): geometry: drives motor_port_joint, the port "
+        "thruster (link motor_port_link at (x -0.488, y +0.295, z -0.272) m, Gazebo model frame: "
+        "x forward, y left, z up), which ArduPilot drives as 73 (ThrottleLeft); parameters: "
+        "SERVO1_FUNCTION is 74 (ThrottleRight)"
     ) in out.output
     assert (
         "channel 2 (motor_stbd_joint, SERVO3): model range 1000–2000 vs SERVO3_MIN/MAX "
@@ -116,7 +129,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     base, loc = checkout
     derived = base / "derived/blueboat_sitl.params"
     original = derived.read_bytes()
-    derived.write_bytes(original.replace(b"CRUISE_SPEED     1 ", b"CRUISE_SPEED     2 "))
+    derived.write_bytes(original.replace(b"\nCRUISE_SPEED 1\n", b"\nCRUISE_SPEED 2\n"))
     out = invoke("check", *loc)
     assert out.exit_code == 1
     assert (
@@ -131,7 +144,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     overlay.write_text(text)
     assert out.exit_code == 1
     assert (
-        "overlays/blueboat_sitl.yaml:50: delta SERVO1_TRIM is stale: written against 1520, but "
+        "overlays/blueboat_sitl.yaml:58: delta SERVO1_TRIM is stale: written against 1520, but "
         "hardware at d0aedc92e371 now has 1510 "
         "(params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
     )
@@ -204,9 +217,14 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
 ) -> None:
     base, loc = checkout
     derived = (base / "derived/bluerov2_heavy_sitl.params").read_text()
-    assert "SERVO1_FUNCTION  33         # [hardware:../heavy.params:5]" in derived
-    assert "SERVO14_FUNCTION 182        # [hardware:16]" in derived
-    assert "ATC_INPUT_TC     0.1        # [hardware:../base.params:22]" in derived
+    assert "# hardware:../heavy.params:5-12\nSERVO1_FUNCTION 33\n" in derived
+    where = read_provenance(derived.splitlines())
+    assert where["SERVO1_FUNCTION"] == "hardware:../heavy.params:5"
+    assert where["SERVO8_FUNCTION"] == "hardware:../heavy.params:12"
+    assert where["SERVO14_FUNCTION"] == "hardware:16"
+    assert where["ATC_INPUT_TC"] == "hardware:../base.params:22"
+    params = [ln.split()[0] for ln in derived.splitlines() if ln and not ln.startswith("#")]
+    assert list(where) == params  # every value traced, in file order
     assert "LEAK1_PIN" not in derived and "AHRS_ORIENTATION" not in derived
     assert "#     %include params/ardupilot/ArduSub/4.7/heavy.params\n" in derived
     assert "sim_vehicle.py -v ArduSub --add-param-file=derived/bluerov2_heavy_sitl.params" in (
@@ -245,8 +263,27 @@ def test_compare_pins_shows_what_moved_between_4_6_and_4_7(
     assert rows["name"][1:3] == ["hardware@4.6", "hardware@4.7"]
     assert rows["FS_ACTION"][1:4] == ["4", "6", "differs"]
     assert rows["EK3_SRC2_POSZ"][1:4] == ["1", "0", "differs"]
-    assert rows["ARMING_CHECK"][3] == "only in hardware@4.6"
-    assert rows["ARMING_SKIPCHK"][3] == "only in hardware@4.7"
+    assert "ARMING_CHECK" not in rows and "SR0_EXTRA1" not in rows
+    table = {r[0]: r for r in csv.reader(out.output.splitlines())}
+    # Renamed rows are paired, each side under its own name; old values converted.
+    assert table["ARMING_SKIPCHK"][1:4] == ["4124", "1043938", "renamed"]
+    assert table["MAV1_EXTRA1"][1:4] == ["10", "1", "renamed, differs"]
+    assert table["MAV1_EXTRA1"][-1] == "SR0_EXTRA1"
+    assert table["RNGFND1_MAX"][1:4] == ["20000", "100", "renamed, differs"]
+    assert table["RNGFND1_MIN"][1:4] == ["20", "0.2", "renamed"]
+    assert table["EK3_FLOW_MAX"][1:4] == ["2.5", "2.5", "renamed"]
+    shown = invoke("compare", "pins", "4.6", "4.7", *loc, "--param", "RNGFND1_MAX*").output
+    row = next(ln for ln in shown.splitlines() if ln.startswith("RNGFND1_MAX_CM → RNGFND1_MAX"))
+    assert "20000 cm → 200 m" in row and "100 m" in row
+    doc = json.loads(
+        invoke("compare", "pins", "4.6", "4.7", *loc, "--format", "json", "--param", "SR0_*").output
+    )
+    extra1 = next(p for p in doc["parameters"] if p["name"] == "MAV1_EXTRA1")
+    assert extra1["values"]["hardware@4.6"]["name"] == "SR0_EXTRA1"
+    assert extra1["values"]["hardware@4.6"]["label"] == "10 Hz"  # 4.6 metadata for the old name
+    assert extra1["values"]["hardware@4.7"]["name"] == "MAV1_EXTRA1"
+    counts = Counter(r[3] for r in table.values() if r[0] != "name")
+    assert counts["renamed"] + counts["renamed, differs"] == 38
     text = invoke("compare", "pins", "4.6", "4.7", *loc, "--role", "sitl", "--only-differences")
     assert text.exit_code == 0, text.output
     assert "0 parameters shown: none" in text.output  # the same SITL file at both pins
@@ -304,3 +341,151 @@ def test_a_per_pin_derived_path_lets_each_pin_write_its_own_file(
     finally:
         sources.write_text(original)
         (base / "derived/blueboat_sitl-4.6.params").unlink(missing_ok=True)
+
+
+def test_arming_check_converts_as_the_4_7_firmware_did_on_the_real_boat(upstream: Path) -> None:
+    """BlueBoat120.params at 4.6 says ARMING_CHECK 4124; at 4.7 the boat says ARMING_SKIPCHK
+    1043938. The conversion with Rover-4.6's documented bits gives exactly that."""
+    from paramdiff.model.metadata import parse_pdef
+    from paramdiff.stages.renames import arming_checks_to_skips
+
+    mirror = upstream / "raw" / "ArduPilot" / "ParameterRepository"
+    pdef = next(mirror.glob("*/Rover-4.6/apm.pdef.json"))
+    meta = parse_pdef(pdef.read_bytes(), str(pdef), "4.6").get("ARMING_CHECK")
+    assert arming_checks_to_skips(4124, meta) == 1043938
+
+
+IRIS = "shared/upstream/raw/ArduPilot/ardupilot_gazebo/082a0fe231f6e63bc8d1598f1cba461d9e2ea7f5"
+BLUEBOAT = (
+    "shared/upstream/raw/ArduPilot/SITL_Models/b2fbaefe57ecc28cc219c0cdc6670adde124cc9e/"
+    "Gazebo/models/blueboat/model.sdf"
+)
+
+
+def test_lock_records_the_included_iris_model(checkout: tuple[Path, list[str]]) -> None:
+    base, _ = checkout
+    lock = (base / "sources.lock").read_text()
+    entry = lock.split("  holybro_x500:", 1)[1].split("      sitl_models:", 1)[1]
+    assert entry.split("path: models/iris_with_ardupilot/model.sdf")[0].endswith(
+        "- blob: ce0cc3a6d043e2842a92090cac40b18fc8fc834f\n"
+        "          path: models/iris_with_standoffs/model.sdf\n"
+        "          sha256: 2c4e8ccf4385f329af905cce1cbceff96656da4ace9353c0ec6ca09df3c442d0\n"
+        "          size: 13490\n        "
+    )
+
+
+def iris_copy(dest: Path, swap: bool) -> Path:
+    """The two iris models in a folder of their own; ``swap`` flips the multiplier signs of
+    rotor 0 (Motor1, CCW) and rotor 2 (Motor3, CW)."""
+    for name in ("iris_with_ardupilot", "iris_with_standoffs"):
+        shutil.copytree(ROOT.parent / IRIS / "models" / name, dest / name)
+    model = dest / "iris_with_ardupilot" / "model.sdf"
+    if swap:
+        text = model.read_text()
+        ccw, cw = "<multiplier>838</multiplier>", "<multiplier>-838</multiplier>"
+        first_ccw, first_cw = text.index(ccw), text.index(cw)
+        text = text[:first_cw] + ccw + text[first_cw + len(cw) :]
+        text = text[:first_ccw] + cw + text[first_ccw + len(ccw) :]
+        model.write_text(text)
+    return model
+
+
+def test_iris_with_two_rotors_spinning_the_wrong_way(
+    checkout: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GZ_SIM_RESOURCE_PATH", raising=False)
+    _, loc = checkout
+    good = iris_copy(tmp_path / "good", swap=False)
+    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(good))
+    assert out.exit_code == 0, out.output
+    assert f"ok    holybro_x500 4.7: {good.as_posix()}: 4 channel(s) agree" in out.output
+    bad = iris_copy(tmp_path / "bad", swap=True)
+    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(bad))
+    assert out.exit_code == 1
+    assert (
+        "channel 0 (iris_with_standoffs::rotor_0_joint, SERVO1): Motor1 spins the wrong way — "
+        "geometry: rotor iris_with_standoffs::rotor_0 at 59° (ArduPilot body frame FRD"
+    ) in out.output
+    assert "spinning clockwise seen from above (multiplier -838 × joint axis" in out.output
+    assert "SERVO1_FUNCTION 33 (Motor1), which QUAD X spins counter-clockwise" in out.output
+    assert "channel 2 (iris_with_standoffs::rotor_2_joint, SERVO3): Motor3 spins" in out.output
+    assert "SERVO3_FUNCTION 35 (Motor3), which QUAD X spins clockwise" in out.output
+    assert "in the model: `<multiplier>838</multiplier>`" in out.output
+    assert out.output.count("spins the wrong way") == 2
+
+
+def test_iris_without_its_included_model_is_an_input_error(
+    checkout: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GZ_SIM_RESOURCE_PATH", raising=False)
+    _, loc = checkout
+    model = iris_copy(tmp_path / "m", swap=False)
+    shutil.rmtree(tmp_path / "m" / "iris_with_standoffs")
+    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(model))
+    assert out.exit_code == 2
+    assert out.output.startswith(
+        f"Error: {model.as_posix()}:4: <include> model://iris_with_standoffs not found"
+    )
+
+
+def test_blueboat_with_renamed_joints_is_still_checked_from_geometry(
+    checkout: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    _, loc = checkout
+    text = (ROOT.parent / BLUEBOAT).read_text()
+    renamed = text.replace("motor_port_joint", "left_drive").replace(
+        "motor_stbd_joint", "right_drive"
+    )
+    model = tmp_path / "blueboat" / "model.sdf"
+    model.parent.mkdir()
+    model.write_text(renamed)
+    out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
+    assert out.exit_code == 1
+    assert (
+        "channel 0 (left_drive, SERVO1): geometry: drives left_drive, the port thruster "
+        "(link motor_port_link at (x -0.488, y +0.295, z -0.272) m, Gazebo model frame: x "
+        "forward, y left, z up), which ArduPilot drives as 73 (ThrottleLeft); parameters: "
+        "SERVO1_FUNCTION is 74 (ThrottleRight) — in the model: "
+        "`<jointName>right_drive</jointName>`"
+    ) in out.output
+    assert "no entry in joint_roles" not in out.output
+
+
+def test_each_report_links_its_top_view(checkout: tuple[Path, list[str]]) -> None:
+    base, _ = checkout
+    for report in ("blueboat-4.7", "bluerov2_heavy-4.7", "holybro_x500-4.7"):
+        text = (base / "reports" / f"{report}.md").read_text()
+        assert f"![Top view of the model's actuators]({report}.svg)" in text
+        svg = (base / "reports" / f"{report}.svg").read_text()
+        assert svg.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<svg ')
+    heavy = (base / "reports" / "bluerov2_heavy-4.7.svg").read_text()
+    assert "All 8 channel(s) agree with what SITL runs." in heavy
+    boat = (base / "reports" / "blueboat-4.7.svg").read_text()
+    assert "findings [1], [2]" in boat
+
+
+def test_every_shipped_rename_agrees_with_the_4_6_and_4_7_metadata(upstream: Path) -> None:
+    """For Rover and Copter: a rename whose old name 4.6 defines and whose new name 4.7 defines
+    is not defined under both names by either version, and a ×0.01 conversion is exactly a
+    centi-unit becoming its unit (cm → m, cdeg/s → deg/s) in the metadata's own words."""
+    from paramdiff.model.metadata import parse_pdef
+    from paramdiff.stages.renames import known_renames
+
+    repo = upstream / "raw" / "ArduPilot" / "ParameterRepository"
+
+    def meta(name: str) -> dict[str, dict[str, object]]:
+        path = next(repo.glob(f"*/{name}/apm.pdef.json"))
+        return parse_pdef(path.read_bytes(), str(path), name[-3:]).params
+
+    checked = 0
+    for vehicle in ("Rover", "Copter"):
+        old, new = meta(f"{vehicle}-4.6"), meta(f"{vehicle}-4.7")
+        for r in known_renames().values():
+            if r.old not in old or r.new not in new:
+                continue
+            checked += 1
+            assert r.old not in new and r.new not in old, (vehicle, r.old, r.new)
+            if r.conversion.scale == 0.01:
+                units = (old[r.old].get("Units"), new[r.new].get("Units"))
+                assert units[0] == f"c{units[1]}", (vehicle, r.old, r.new, units)
+    assert checked >= 250

@@ -30,18 +30,12 @@ from conftest import (
 )
 
 from paramdiff.cli import main
+from paramdiff.config.lock import Lock, LockEntry, read_lock, write_lock
 from paramdiff.config.lockwrite import LOCK_GUARD, commit_entries
 from paramdiff.errors import FetchError
-from paramdiff.lock import Lock, LockEntry, read_lock, write_lock
 from paramdiff.upstream.verified import VerifiedFile, VerifiedIndex
 
 INVENTED = "de" * 20  # a well-formed commit that exists nowhere
-
-
-@pytest.fixture(autouse=True)
-def _no_caller_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("PARAMDIFF_MIRROR", "PARAMDIFF_GIT_BASE", "PARAMDIFF_CACHE"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -87,9 +81,13 @@ def warm_template(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
         args = ["--mirror", str(build_mirror(base / "mirror", small_upstream()))]
     else:
         args = ["--transport", "git", "--git-base", git_upstream(base / "repos")]
-    for command in ("fetch", "derive", "report", "check"):
-        code, out = cli(command, "--root", str(root), "--cache-dir", str(base / "cache"), *args)
-        assert code == 0, out
+    with pytest.MonkeyPatch.context() as env:  # module scope: conftest's cleaner runs later
+        for name in [n for n in os.environ if n.startswith("PARAMDIFF_")]:
+            env.delenv(name)
+        for command in ("fetch", "derive", "report", "check"):
+            where = ["--root", str(root), "--cache-dir", str(base / "cache"), *args]
+            code, out = cli(command, *where)
+            assert code == 0, out
     return Warm(root, args)
 
 
@@ -166,30 +164,54 @@ def test_invented_commit_is_refused_offline(tmp_path: Path, warm: Warm) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("repo", "acme/other"), ("ref", "develop"), ("path", "boats/sitl.params"), ("format", "mp")],
+    [("repo", "acme/other"), ("path", "boats/sitl.params")],
 )
 def test_plain_fetch_never_rewrites_an_edited_entry(
     tmp_path: Path, warm: Warm, field: str, value: str
 ) -> None:
+    """repo and path make a claim about bytes: the entry no longer verifies, so plain fetch
+    fails as on a fresh clone and the lock stays as it was; derive refuses it too."""
     project = warm.root
     original = (project / "sources.lock").read_bytes()
     edited = edit_lock(project, "hardware", field, value)
-    where = ["--root", str(project), "--cache-dir", str(tmp_path / "warm-cache"), *warm.args]
-    code, out = cli("fetch", *where)
+    runs = [
+        cli("fetch", "--root", str(project), "--cache-dir", str(tmp_path / cache), *warm.args)
+        for cache in ("warm-cache", "fresh-cache")
+    ]
+    assert runs[0] == runs[1]
+    code, out = runs[0]
     assert code == 2
-    assert out.startswith("Error: sources.lock:") and "hardware" in out, out
-    assert "does not match sources.yaml" in out and "restore it from git" in out
+    assert out.startswith(f"Error: hardware (acme/{'other' if field == 'repo' else 'params'}@"), out
     assert (project / "sources.lock").read_bytes() == edited
-    assert cli("derive", *where)[0] == 2
-    # --update is what moves an entry: back to what sources.yaml asks for.
+    where = ["--root", str(project), "--cache-dir", str(tmp_path / "warm-cache"), *warm.args]
+    code, out = cli("derive", *where)
+    assert code == 2 and "does not match sources.yaml" in out and "restore it from git" in out
+    # --update moves an entry without asking the old one: back to what sources.yaml says.
     code, out = cli("fetch", "--update", *where)
     assert code == 0, out
     assert (project / "sources.lock").read_bytes() == original
 
 
-def test_changed_sources_yaml_is_refused_by_plain_fetch_and_moved_by_update(
-    tmp_path: Path, warm: Warm
+@pytest.mark.parametrize(("field", "value"), [("ref", "develop"), ("format", "mp")])
+def test_a_changed_spec_moves_the_entry_only_after_it_verifies_and_says_so(
+    tmp_path: Path, warm: Warm, field: str, value: str
 ) -> None:
+    """A ref (or format) that differs from sources.yaml is what a sources.yaml change looks
+    like, and the locked bytes still verify: plain fetch re-resolves that role from
+    sources.yaml, and says so — never silently."""
+    project = warm.root
+    original = (project / "sources.lock").read_bytes()
+    edit_lock(project, "hardware", field, value)
+    where = ["--root", str(project), "--cache-dir", str(tmp_path / "warm-cache"), *warm.args]
+    code, out = cli("fetch", *where)
+    assert code == 0, out
+    ref = "develop" if field == "ref" else "master"
+    assert f"(sources.yaml changed; the lock had acme/params@{ref} boats/hw.params)" in out
+    assert out.rstrip().endswith("sources.lock written")
+    assert (project / "sources.lock").read_bytes() == original
+
+
+def test_changed_sources_yaml_moves_only_that_role(tmp_path: Path, warm: Warm) -> None:
     project = warm.root
     yaml_path = project / "sources.yaml"
     yaml_path.write_text(
@@ -197,19 +219,18 @@ def test_changed_sources_yaml_is_refused_by_plain_fetch_and_moved_by_update(
             "path: boats/sitl.params, format: params", "path: boats/hw.params, format: params"
         )
     )
-    lock = (project / "sources.lock").read_bytes()
+    before = read_lock(project)
     where = ["--root", str(project), "--cache-dir", str(tmp_path / "warm-cache"), *warm.args]
+    code, out = cli("derive", *where)
+    assert code == 2 and "if you changed sources.yaml, run: paramdiff fetch --profile boat" in out
     code, out = cli("fetch", *where)
-    assert code == 2
-    assert "entry for boat 1.0 sitl" in out
-    assert (
-        "if you changed sources.yaml, run: paramdiff fetch --profile boat --pin 1.0 --update"
-        in (out)
-    )
-    assert (project / "sources.lock").read_bytes() == lock
-    code, out = cli("fetch", "--update", *where)
     assert code == 0, out
-    assert read_lock(project).get("boat", "1.0", "sitl").path == "boats/hw.params"  # type: ignore[union-attr]
+    assert "(sources.yaml changed; the lock had acme/params@master boats/sitl.params)" in out
+    after = read_lock(project)
+    assert before is not None and after is not None
+    moved = {k for k in after.entries if after.entries[k] != before.entries.get(k)}
+    assert moved == {("boat", "1.0", "sitl")}
+    assert after.entries[("boat", "1.0", "sitl")].path == "boats/hw.params"
 
 
 def test_a_damaged_verified_record_is_a_miss_and_re_verified(project: Path, tmp_path: Path) -> None:

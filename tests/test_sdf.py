@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import FIXTURES
 
-from paramdiff.channels import channel_findings
 from paramdiff.errors import InputError
-from paramdiff.sdf import parse_sdf, read_channels
+from paramdiff.parse.sdf import parse_sdf, read_channels
+from paramdiff.stages.channels import channel_findings
 
 ROLES = {"motor_port_joint": 73, "motor_stbd_joint": 74}
 

@@ -1,1 +1,4 @@
-"""The project's own files: sources.yaml, overlays, sources.lock."""
+"""The project's own files.
+
+sources.yaml, overlays and sources.lock, read with line numbers for errors.
+"""

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import FetchError, ParamdiffError
-from ..lock import LOCK_FILE, Lock, LockEntry, read_lock, write_lock
+from .lock import LOCK_FILE, Lock, LockEntry, read_lock, write_lock
 
 LOCK_GUARD = ".sources.lock.lock"
 WAIT_SECONDS = 120.0  # another fetch may be downloading; give up (with a message) after this

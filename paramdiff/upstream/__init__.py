@@ -1,1 +1,4 @@
-"""Reaching upstream: transports, the cache and what it has verified, fetch."""
+"""Pinned fetches.
+
+Transports (https, git, mirror), the verified content-addressed cache, the lock's engine.
+"""

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FetchError
-from ..sinks import write_atomic
+from ..files import write_atomic
 
 INDEX_DIR = "verified"
 MAX_RECORD_BYTES = 16 * 1024  # a record is ~400 bytes; paths are bounded well below this

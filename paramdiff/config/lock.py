@@ -1,0 +1,162 @@
+"""sources.lock: which commit and which bytes each role of each pin resolved to."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..files import write_atomic
+from ..model.locked import LockedFile
+from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
+from .yamlfile import YamlDoc, dump_yaml, load_yaml
+
+LOCK_FILE = "sources.lock"
+HEX40 = re.compile(r"^[0-9a-f]{40}$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+HEADER = (
+    "# sources.lock — written by `paramdiff fetch`; do not edit by hand.\n"
+    "# Re-resolve refs with `paramdiff fetch --update`.\n"
+)
+
+
+@dataclass(frozen=True)
+class LockEntry:
+    repo: str
+    ref: str
+    commit: str
+    path: str
+    format: str
+    size: int
+    sha256: str
+    blob: str
+    includes: tuple[LockedFile, ...] = ()
+    line: int = field(default=0, compare=False)
+
+    def matches(self, spec: SourceSpec) -> bool:
+        return (self.repo, self.ref, self.path, self.format) == (
+            spec.repo,
+            spec.ref,
+            spec.path,
+            spec.format,
+        )
+
+    def to_yaml(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("line")
+        if not self.includes:
+            d.pop("includes")
+        else:
+            d["includes"] = [asdict(i) for i in self.includes]
+        return d
+
+
+@dataclass
+class Lock:
+    entries: dict[tuple[str, str, str], LockEntry] = field(default_factory=dict)
+
+    def get(self, profile: str, pin: str, role: str) -> LockEntry | None:
+        return self.entries.get((profile, pin, role))
+
+    def render(self) -> str:
+        tree: dict[str, Any] = {}
+        for (profile, pin, role), entry in sorted(self.entries.items()):
+            tree.setdefault(profile, {}).setdefault(pin, {})[role] = entry.to_yaml()
+        return HEADER + dump_yaml({"version": 1, "profiles": tree})
+
+
+def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
+    check_keys(
+        doc,
+        path,
+        raw,
+        {"repo", "ref", "commit", "path", "format", "size", "sha256", "blob"},
+        {"includes"},
+    )
+
+    def hexfield(key: str, pattern: re.Pattern[str], what: str) -> str:
+        value = raw[key]
+        if not isinstance(value, str) or not pattern.match(value):
+            raise doc.error(
+                (*path, key),
+                f"{key} {value!r} is not {what}",
+                "the lock was edited by hand; restore it from git or run paramdiff fetch --update",
+            )
+        return value
+
+    def size(value: Any, p: tuple[Any, ...]) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise doc.error(p, f"size {value!r} is not a byte count", "restore the lock from git")
+        return value
+
+    includes = []
+    for i, inc in enumerate(raw.get("includes") or []):
+        ipath = (*path, "includes", i)
+        check_keys(doc, ipath, inc, {"path", "size", "sha256", "blob"}, set())
+        includes.append(
+            LockedFile(
+                path=check_relpath(inc["path"], doc, (*ipath, "path")),
+                size=size(inc["size"], (*ipath, "size")),
+                sha256=str(inc["sha256"]),
+                blob=str(inc["blob"]),
+            )
+        )
+    return LockEntry(
+        repo=check_repo(raw["repo"], doc, (*path, "repo")),
+        ref=check_ref(str(raw["ref"]), doc, (*path, "ref")),
+        commit=hexfield("commit", HEX40, "a 40-hex commit"),
+        path=check_relpath(raw["path"], doc, (*path, "path")),
+        format=str(raw["format"]),
+        size=size(raw["size"], (*path, "size")),
+        sha256=hexfield("sha256", HEX64, "a sha256 hex digest"),
+        blob=hexfield("blob", HEX40, "a git blob id"),
+        includes=tuple(includes),
+        line=doc.line(path),
+    )
+
+
+def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
+    doc = load_yaml(data, file)
+    raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
+    lock = Lock()
+    for profile, pins in (raw["profiles"] or {}).items():
+        for pin, roles in (pins or {}).items():
+            for role, entry in (roles or {}).items():
+                path = ("profiles", profile, pin, role)
+                lock.entries[(str(profile), str(pin), str(role))] = _entry(doc, path, entry)
+    return lock
+
+
+def read_lock(root: Path) -> Lock | None:
+    path = root / LOCK_FILE
+    if not path.exists():
+        return None
+    return parse_lock(path.read_bytes())
+
+
+def write_lock(root: Path, lock: Lock) -> bool:
+    """Write the lock if its bytes change; True when written."""
+    return write_atomic(root / LOCK_FILE, lock.render().encode())
+
+
+def require_entry(lock: Lock | None, profile: str, pin: str, spec: SourceSpec) -> LockEntry:
+    """The locked entry for a role, consistent with sources.yaml, or an error naming the fix."""
+    fix = f"run: paramdiff fetch --profile {profile} --pin {pin}"
+    if lock is None:
+        raise ConfigError(f"no {LOCK_FILE} yet", fix)
+    entry = lock.get(profile, pin, spec.role)
+    if entry is None:
+        raise ConfigError(
+            f"{LOCK_FILE} has no entry for {profile} {pin} {spec.role}", fix, file=LOCK_FILE
+        )
+    if not entry.matches(spec):
+        raise ConfigError(
+            f"{LOCK_FILE} entry for {profile} {pin} {spec.role} ({entry.repo}@{entry.ref} "
+            f"{entry.path}) does not match sources.yaml ({spec.repo}@{spec.ref} {spec.path})",
+            f"if you changed sources.yaml, {fix}; if not, the lock was edited: restore it from git",
+            file=LOCK_FILE,
+            line=entry.line,
+        )
+    return entry

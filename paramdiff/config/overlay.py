@@ -1,0 +1,252 @@
+"""Overlays: deliberate differences between the shipped set and the SITL set, each with a reason.
+
+An overlay says which role the derived file starts from (``base``), which
+parameters it carries (``select``), how the body is grouped (``sections``) and the
+``deltas`` — each written against the upstream value it replaces (``was``), so a
+delta that upstream has moved under is detected as stale instead of applied blindly.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..digests import sha256_of
+from ..errors import ConfigError, StaleOverlayError
+from ..model.categories import compile_globs
+from ..model.metadata import Metadata
+from ..model.params import Param
+from ..model.values import check_name, format_value, parse_number, same_value
+from .sources import check_keys
+from .yamlfile import YamlDoc, load_yaml
+
+
+@dataclass(frozen=True)
+class Delta:
+    param: str
+    value: float
+    was: float | None  # None: the base does not set it; the delta adds it
+    reason: str
+    ref: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An exclusion or inclusion: a category or name globs, with the reason."""
+
+    reason: str
+    category: str | None = None
+    params: tuple[str, ...] = ()
+    line: int = 0
+
+    def matches(self, name: str, category: str) -> bool:
+        if self.category is not None and self.category == category:
+            return True
+        return any(fnmatch.fnmatchcase(name, g) for g in self.params)
+
+    @property
+    def label(self) -> str:
+        return f"category {self.category}" if self.category else ", ".join(self.params)
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    params: tuple[str, ...]
+
+
+@dataclass
+class Overlay:
+    file: str
+    sha256: str
+    base: str
+    exclude: tuple[Rule, ...]
+    include: tuple[Rule, ...]
+    sections: tuple[Section, ...]
+    deltas: tuple[Delta, ...]
+
+    def excluded_categories(self) -> frozenset[str]:
+        """Categories left out as a whole (SITL's own values are the right ones there)."""
+        return frozenset(r.category for r in self.exclude if r.category)
+
+    def delta(self, name: str) -> Delta | None:
+        return next((d for d in self.deltas if d.param == name), None)
+
+    def excluded_by(self, name: str, category: str) -> Rule | None:
+        """The rule that leaves ``name`` out, or None when the derived file carries it."""
+        if any(r.matches(name, category) for r in self.include):
+            return None
+        return next((r for r in self.exclude if r.matches(name, category)), None)
+
+    def section_of(self, name: str) -> str:
+        for s, pattern in zip(self.sections, self._section_patterns, strict=True):
+            if pattern.match(name):
+                return s.name
+        return "other"
+
+    @cached_property
+    def _section_patterns(self) -> list[re.Pattern[str]]:
+        return [compile_globs(s.params) for s in self.sections]
+
+
+def _number(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> float:
+    value, problem = parse_number(str(raw)) if not isinstance(raw, bool) else (None, "a boolean")
+    if value is None:
+        raise doc.error(path, f"{what}: {problem}", "write a number")
+    return value
+
+
+def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
+    rules = []
+    for i, item in enumerate(raw or []):
+        path = ("select", key, i)
+        check_keys(doc, path, item, {"reason"}, {"category", "params"})
+        if not str(item.get("reason") or "").strip():
+            raise doc.error(path, f"select.{key}[{i}] has no reason", "say why in one line")
+        if ("category" in item) == ("params" in item):
+            raise doc.error(
+                path,
+                f"select.{key}[{i}] needs one of category or params",
+                "name a category, or a list of parameter globs",
+            )
+        params = item.get("params") or []
+        rules.append(
+            Rule(
+                reason=" ".join(str(item["reason"]).split()),
+                category=item.get("category"),
+                params=tuple(params if isinstance(params, list) else [params]),
+                line=doc.line(path),
+            )
+        )
+    return tuple(rules)
+
+
+def parse_overlay(data: bytes, file: str) -> Overlay:
+    doc = load_yaml(data, file)
+    raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
+    if raw["version"] != 1:
+        raise doc.error(("version",), f"unsupported version {raw['version']!r}", "use version: 1")
+    select = raw.get("select") or {}
+    check_keys(doc, ("select",), select, set(), {"exclude", "include"})
+    sections = []
+    for i, s in enumerate(raw.get("sections") or []):
+        check_keys(doc, ("sections", i), s, {"name", "params"}, set())
+        sections.append(Section(str(s["name"]), tuple(s["params"])))
+    deltas = []
+    seen: dict[str, int] = {}
+    for i, d in enumerate(raw.get("deltas") or []):
+        path = ("deltas", i)
+        check_keys(doc, path, d, {"param", "value", "was", "reason"}, {"ref"})
+        name = str(d["param"])
+        bad = check_name(name)
+        if bad:
+            raise doc.error((*path, "param"), bad[0], bad[1])
+        if name in seen:
+            raise doc.error(
+                path,
+                f"{name} has two deltas (first on line {seen[name]})",
+                "keep one delta per parameter",
+            )
+        seen[name] = doc.line(path)
+        reason = " ".join(str(d.get("reason") or "").split())
+        if not reason:
+            raise doc.error(
+                (*path, "reason"),
+                f"delta {name} has no reason",
+                "say why the SITL value differs, so a reviewer can disagree",
+            )
+        deltas.append(
+            Delta(
+                param=name,
+                value=_number(doc, (*path, "value"), d["value"], f"delta {name} value"),
+                was=None
+                if d["was"] is None
+                else _number(doc, (*path, "was"), d["was"], f"delta {name} was"),
+                reason=reason,
+                ref=str(d["ref"]) if d.get("ref") else None,
+                line=doc.line(path),
+            )
+        )
+    return Overlay(
+        file=file,
+        sha256=sha256_of(data),
+        base=str(raw["base"]),
+        exclude=_rules(doc, "exclude", select.get("exclude")),
+        include=_rules(doc, "include", select.get("include")),
+        sections=tuple(sections),
+        deltas=tuple(deltas),
+    )
+
+
+def load_overlay(root: Path, rel: str) -> Overlay:
+    try:
+        data = (root / rel).read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"
+        ) from None
+    return parse_overlay(data, rel)
+
+
+def validate_deltas(
+    overlay: Overlay,
+    base_params: dict[str, Param],
+    metadata: Metadata | None,
+    commit: str,
+    classify: Any,
+) -> None:
+    """Every delta names a real parameter, a valid value, and the value upstream has now."""
+    for d in overlay.deltas:
+        file, line = overlay.file, d.line
+        if metadata is not None:
+            meta = metadata.get(d.param)
+            if meta is None:
+                raise ConfigError(
+                    f"delta {d.param}: no such parameter in {metadata.file} "
+                    f"(firmware {metadata.firmware})",
+                    "check the name; ArduPilot would silently ignore it",
+                    file=file,
+                    line=line,
+                )
+            problems = meta.problems(d.value)
+            if problems:
+                raise ConfigError(
+                    f"delta {d.param}: {'; '.join(problems)}",
+                    "choose a value the firmware accepts",
+                    file=file,
+                    line=line,
+                )
+        upstream = base_params.get(d.param)
+        if d.was is None and upstream is not None:
+            raise StaleOverlayError(
+                f"delta {d.param} says upstream does not set it (was: null), but "
+                f"{overlay.base} at {commit[:12]} sets {upstream.text} ({upstream.origin})",
+                f"review the delta against the new upstream value, then set was: {upstream.text}",
+                file=file,
+                line=line,
+            )
+        if d.was is not None and (upstream is None or not same_value(upstream.value, d.was)):
+            now = f"{upstream.text} ({upstream.origin})" if upstream else "nothing (not set)"
+            raise StaleOverlayError(
+                f"delta {d.param} is stale: written against {format_value(d.was)}, but "
+                f"{overlay.base} at {commit[:12]} now has {now}",
+                f"review the delta against the new upstream value, then update was: "
+                f"{upstream.text if upstream else 'null'} in {overlay.file}",
+                file=file,
+                line=line,
+            )
+        category = classify(d.param)
+        rule = overlay.excluded_by(d.param, category)
+        if rule is not None:
+            raise ConfigError(
+                f"delta {d.param} targets a parameter the overlay excludes ({rule.label}: "
+                f"{rule.reason})",
+                "remove the delta, or add the parameter to select.include with a reason",
+                file=file,
+                line=line,
+            )

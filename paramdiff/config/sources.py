@@ -1,0 +1,446 @@
+"""sources.yaml: vehicle profiles, their pins, and the upstream files each pin names.
+
+Everything here is validated before anything touches the network or the disk,
+with errors that name the key path, the line and the fix.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..errors import ConfigError
+from ..model.categories import Category, ScriptParams
+from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
+
+SOURCES_FILE = "sources.yaml"
+
+PARAM_FORMATS = ("auto", "params", "mp", "qgc", "blueos")
+FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
+TRANSPORTS = ("https", "git", "mirror")
+
+ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+REPO_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
+# git check-ref-format, plus our own refusals: no option-looking refs, no whitespace.
+REF_BAD_RE = re.compile(r"(^-)|(\.\.)|([\x00-\x20\x7f~^:?*\[\\])|(@\{)|(^/)|(/$)|(\.lock$)")
+NAME_GLOB_RE = re.compile(r"^[A-Z0-9_*?\[\]!]+$")
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One upstream file a pin names."""
+
+    role: str
+    repo: str
+    ref: str
+    path: str
+    format: str
+    line: int
+    firmware: str | None = None
+    lenient: bool = False
+    transport: str | None = None
+
+    def describe(self, ref: str | None = None) -> str:
+        return f"{self.role} ({self.repo}@{ref or self.ref} {self.path})"
+
+
+@dataclass
+class Profile:
+    name: str
+    description: str
+    default_pin: str
+    pins: dict[str, dict[str, SourceSpec]]
+    joint_roles: dict[str, int] = field(default_factory=dict)
+    script_params: tuple[ScriptParams, ...] = ()
+    overlay: str | None = None
+    derived: str | None = None
+    report: str | None = None
+    target_models: tuple[str, ...] = ()
+    frames: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sitl_frame: str | None = None
+    sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
+    vehicle_noun: str = "vehicle"  # how the report names it: "the boat turns the wrong way"
+
+    def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
+        pin = pin or self.default_pin
+        if pin not in self.pins:
+            raise ConfigError(
+                f"profile '{self.name}' has no pin '{pin}'",
+                f"use one of: {', '.join(sorted(self.pins))}, or add the pin to {SOURCES_FILE}",
+            )
+        return pin, self.pins[pin]
+
+    def report_path(self, pin: str) -> str | None:
+        return self.report.replace("{pin}", pin) if self.report else None
+
+    def derived_path(self, pin: str) -> str | None:
+        return self.derived.replace("{pin}", pin) if self.derived else None
+
+    def derived_is_per_pin(self) -> bool:
+        """Whether each pin has its own derived file; otherwise it is the default pin's."""
+        return bool(self.derived and "{pin}" in self.derived)
+
+
+@dataclass
+class Config:
+    file: str
+    root: Path
+    categories: tuple[Category, ...]
+    profiles: dict[str, Profile]
+
+    def profile(self, name: str | None) -> Profile:
+        if name is None:
+            return next(iter(self.profiles.values()))
+        if name not in self.profiles:
+            raise ConfigError(
+                f"no profile '{name}' in {self.file}",
+                f"use one of: {', '.join(self.profiles)}",
+            )
+        return self.profiles[name]
+
+    def fetch_targets(self, profile: str | None, pin: str | None) -> list[tuple[Profile, str]]:
+        """(profile, pin) pairs a fetch covers: one profile if named, else every profile
+        that has ``pin``, else every pin of every profile."""
+        if profile is not None:
+            chosen = self.profile(profile)
+            return [(chosen, chosen.pin(pin)[0])]
+        if pin is None:
+            return [(p, name) for p in self.profiles.values() for name in p.pins]
+        targets = [(p, pin) for p in self.profiles.values() if pin in p.pins]
+        if not targets:
+            raise ConfigError(
+                f"no profile in {self.file} has pin '{pin}'",
+                "use a pin one of the profiles declares, or name one with --profile",
+            )
+        return targets
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def check_relpath(value: Any, doc: YamlDoc, path: KeyPath) -> str:
+    """A repository-relative POSIX path: no absolute paths, no '..', no control characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise doc.error(
+            path, f"'{key_name(path)}' must be a non-empty path", "write a relative path"
+        )
+    if CONTROL_RE.search(value) or "\\" in value:
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' contains a control character or backslash",
+            "use a plain POSIX path",
+        )
+    pure = PurePosixPath(value)
+    if pure.is_absolute() or re.match(r"^[A-Za-z]:", value):
+        raise doc.error(
+            path, f"'{key_name(path)}' is an absolute path: {value}", "make it relative"
+        )
+    if ".." in pure.parts:
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' contains '..': {value}",
+            "name the file by its path inside the repository, without '..'",
+        )
+    return value
+
+
+def check_repo(value: Any, doc: YamlDoc, path: KeyPath) -> str:
+    if not isinstance(value, str) or not REPO_RE.match(value) or ".." in value:
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' is not an owner/name repository: {value!r}",
+            "write it as owner/name, e.g. ArduPilot/SITL_Models (no spaces, not starting with '-')",
+        )
+    return value
+
+
+def check_ref(value: Any, doc: YamlDoc, path: KeyPath) -> str:
+    if not isinstance(value, str) or not value or REF_BAD_RE.search(value):
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' is not a safe git ref: {value!r}",
+            "use a branch, tag or 40-hex commit that does not start with '-' "
+            "and has no whitespace or control characters",
+        )
+    return value
+
+
+def check_keys(
+    doc: YamlDoc, path: KeyPath, value: Any, required: set[str], optional: set[str]
+) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise doc.error(path, f"'{key_name(path)}' must be a mapping", "indent its keys under it")
+    for key in value:
+        if not isinstance(key, str):
+            raise doc.error(
+                (*path, key),
+                f"key {key!r} under '{key_name(path)}' is not a string",
+                f"quote it: '{key}'",
+            )
+        if key not in required | optional:
+            raise doc.error(
+                (*path, key),
+                f"unknown key '{key_name((*path, key))}'",
+                f"remove it or use one of: {', '.join(sorted(required | optional))}",
+            )
+    for key in sorted(required):
+        if key not in value:
+            raise doc.error(
+                path,
+                f"'{key_name(path)}' is missing '{key}'",
+                f"add '{key}:' under '{key_name(path)}'",
+            )
+    return value
+
+
+def _str(doc: YamlDoc, path: KeyPath, value: Any) -> str:
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise doc.error(path, f"'{key_name(path)}' must be text", "write a single value")
+    return str(value)
+
+
+def _globs(doc: YamlDoc, path: KeyPath, value: Any) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    for i, item in enumerate(items):
+        if not isinstance(item, str) or not NAME_GLOB_RE.match(item):
+            raise doc.error(
+                (*path, i),
+                f"'{key_name(path)}' entry {item!r} is not a parameter name or glob",
+                "use upper-case names with * ? [..] wildcards, e.g. SERVO*_TRIM",
+            )
+    return tuple(items)
+
+
+def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
+    check_keys(
+        doc, path, raw, {"repo", "ref", "path"}, {"format", "firmware", "lenient", "transport"}
+    )
+    fmt = raw.get("format", "auto")
+    if fmt not in FORMATS:
+        raise doc.error(
+            (*path, "format"),
+            f"unknown format '{fmt}' for role '{role}'",
+            f"use one of: {', '.join(FORMATS)}",
+        )
+    transport = raw.get("transport")
+    if transport is not None and transport not in TRANSPORTS:
+        raise doc.error(
+            (*path, "transport"),
+            f"unsupported transport '{transport}' for role '{role}' (file://, ssh:// and other "
+            "schemes are refused outside an explicit --mirror)",
+            f"use one of: {', '.join(TRANSPORTS)}",
+        )
+    lenient = raw.get("lenient", False)
+    if not isinstance(lenient, bool):
+        raise doc.error(
+            (*path, "lenient"), "'lenient' must be true or false", "write true or false"
+        )
+    return SourceSpec(
+        role=role,
+        repo=check_repo(raw["repo"], doc, (*path, "repo")),
+        ref=check_ref(_str(doc, (*path, "ref"), raw["ref"]), doc, (*path, "ref")),
+        path=check_relpath(raw["path"], doc, (*path, "path")),
+        format=fmt,
+        line=doc.line(path),
+        firmware=_str(doc, (*path, "firmware"), raw["firmware"]) if "firmware" in raw else None,
+        lenient=lenient,
+        transport=transport,
+    )
+
+
+PROFILE_KEYS = {
+    "description",
+    "default_pin",
+    "joint_roles",
+    "script_params",
+    "overlay",
+    "derived",
+    "report",
+    "target_models",
+    "frames",
+    "sitl_frame",
+    "sitl_vehicle",
+    "vehicle_noun",
+}
+
+
+def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
+    check_keys(doc, path, raw, {"pins"}, PROFILE_KEYS)
+    pins = _pins(doc, (*path, "pins"), raw["pins"])
+    frames = _frames(doc, (*path, "frames"), raw.get("frames") or {}, pins)
+    sitl_frame = raw.get("sitl_frame")
+    if sitl_frame is not None and sitl_frame not in frames:
+        raise doc.error(
+            (*path, "sitl_frame"), f"sitl_frame '{sitl_frame}' is not in frames", "declare it"
+        )
+
+    def optional_path(key: str) -> str | None:
+        return check_relpath(raw[key], doc, (*path, key)) if key in raw else None
+
+    return Profile(
+        name=name,
+        description=str(raw.get("description", "")),
+        default_pin=_default_pin(doc, path, raw, pins),
+        pins=pins,
+        joint_roles=_joint_roles(doc, (*path, "joint_roles"), raw.get("joint_roles") or {}),
+        script_params=_script_params(doc, (*path, "script_params"), raw.get("script_params")),
+        overlay=optional_path("overlay"),
+        derived=optional_path("derived"),
+        report=optional_path("report"),
+        target_models=_target_models(doc, (*path, "target_models"), raw, pins),
+        frames=frames,
+        sitl_frame=sitl_frame,
+        sitl_vehicle=_str(doc, (*path, "sitl_vehicle"), raw["sitl_vehicle"])
+        if "sitl_vehicle" in raw
+        else None,
+        vehicle_noun=_str(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
+    )
+
+
+Pins = dict[str, dict[str, SourceSpec]]
+
+
+def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:
+    if not isinstance(raw, dict) or not raw:
+        raise doc.error(path, "'pins' must map pin names to roles", "add a pin block")
+    pins: Pins = {}
+    for pin, roles in raw.items():
+        ppath = (*path, pin)
+        if not isinstance(pin, str):
+            raise doc.error(ppath, f"pin {pin!r} must be a quoted string", f"write '{pin}':")
+        if not isinstance(roles, dict) or not roles:
+            raise doc.error(ppath, f"pin '{pin}' must map roles to sources", "add roles")
+        specs: dict[str, SourceSpec] = {}
+        for role, src in roles.items():
+            if not isinstance(role, str) or not ROLE_RE.match(role):
+                raise doc.error(
+                    (*ppath, role),
+                    f"role name {role!r} is not lower_snake_case",
+                    "rename it, e.g. hardware, sitl, sitl_models",
+                )
+            specs[role] = _source(doc, (*ppath, role), role, src)
+        pins[pin] = specs
+    return pins
+
+
+def _default_pin(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> str:
+    default_pin = _str(doc, (*path, "default_pin"), raw.get("default_pin", next(iter(pins))))
+    if default_pin not in pins:
+        raise doc.error(
+            (*path, "default_pin"),
+            f"default_pin '{default_pin}' is not one of the pins",
+            f"use one of: {', '.join(pins)}",
+        )
+    return default_pin
+
+
+def _joint_roles(doc: YamlDoc, path: KeyPath, raw: Any) -> dict[str, int]:
+    joint_roles: dict[str, int] = {}
+    for joint, func in raw.items():
+        if not isinstance(func, int) or isinstance(func, bool):
+            raise doc.error(
+                (*path, joint),
+                f"joint_roles.{joint} must be a SERVOn_FUNCTION number",
+                "e.g. motor_port_joint: 73  # ThrottleLeft",
+            )
+        joint_roles[str(joint)] = func
+    return joint_roles
+
+
+def _script_params(doc: YamlDoc, path: KeyPath, raw: Any) -> tuple[ScriptParams, ...]:
+    scripts = []
+    for i, item in enumerate(raw or []):
+        spath = (*path, i)
+        check_keys(doc, spath, item, {"params", "reason"}, set())
+        _globs(doc, (*spath, "params"), item["params"])
+        scripts.append(ScriptParams(item["params"], _str(doc, (*spath, "reason"), item["reason"])))
+    return tuple(scripts)
+
+
+def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tuple[str, ...]]:
+    """sim_vehicle.py frames: each lists the roles it loads, in order, in every pin."""
+    frames: dict[str, tuple[str, ...]] = {}
+    for frame, roles in raw.items():
+        fpath = (*path, frame)
+        if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
+            raise doc.error(fpath, f"frame '{frame}' must list roles", "e.g. [rover_parm, ...]")
+        for pin, specs in pins.items():
+            for r in roles:
+                if r not in specs:
+                    raise doc.error(
+                        fpath,
+                        f"frame '{frame}' names role '{r}', which pin '{pin}' does not declare",
+                        f"add '{r}' to pin '{pin}' or remove it from the frame",
+                    )
+        frames[str(frame)] = tuple(roles)
+    return frames
+
+
+def _target_models(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[str, ...]:
+    """Models `check` requires to match: sdf roles of every pin, or paths in this repo."""
+    targets = raw.get("target_models") or []
+    for i, t in enumerate(targets):
+        tpath = (*path, i)
+        if isinstance(t, str) and ROLE_RE.match(t):
+            # A role name: the pinned model itself must agree with the derived file.
+            for pin, specs in pins.items():
+                if t not in specs or specs[t].format != "sdf":
+                    raise doc.error(
+                        tpath,
+                        f"target model '{t}' is not an sdf role of pin '{pin}'",
+                        "name an sdf role (e.g. sitl_models) or a model path in this repository",
+                    )
+        else:
+            check_relpath(t, doc, tpath)
+    return tuple(targets)
+
+
+def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:
+    check_keys(
+        doc,
+        path,
+        raw,
+        {"name", "rule"},
+        {"params", "calibration_list", "metadata_flags", "script_defined"},
+    )
+    return Category(
+        name=_str(doc, (*path, "name"), raw["name"]),
+        rule=_str(doc, (*path, "rule"), raw["rule"]),
+        params=_globs(doc, (*path, "params"), raw["params"]) if "params" in raw else (),
+        calibration_list=bool(raw.get("calibration_list", False)),
+        metadata_flags=tuple(raw.get("metadata_flags") or ()),
+        script_defined=bool(raw.get("script_defined", False)),
+    )
+
+
+def parse_config(data: bytes, file: str, root: Path) -> Config:
+    doc = load_yaml(data, file)
+    raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
+    if raw["version"] != 1:
+        raise doc.error(("version",), f"unsupported version {raw['version']!r}", "use version: 1")
+    categories = tuple(
+        _category(doc, ("categories", i), c) for i, c in enumerate(raw.get("categories") or [])
+    )
+    profiles_raw = raw["profiles"]
+    if not isinstance(profiles_raw, dict) or not profiles_raw:
+        raise doc.error(("profiles",), "'profiles' must name at least one profile", "add one")
+    profiles = {
+        str(name): _profile(doc, ("profiles", name), str(name), p)
+        for name, p in profiles_raw.items()
+    }
+    return Config(file=file, root=root, categories=categories, profiles=profiles)
+
+
+def load_config(root: Path) -> Config:
+    path = root / SOURCES_FILE
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"no {SOURCES_FILE} in {root}",
+            f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
+        ) from None
+    return parse_config(data, SOURCES_FILE, root)

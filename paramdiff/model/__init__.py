@@ -1,0 +1,4 @@
+"""The data model every stage shares.
+
+Parameters with provenance, values as ArduPilot stores them, sources, metadata.
+"""

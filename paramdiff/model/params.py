@@ -1,0 +1,81 @@
+"""The data model: a parameter as a source states it, with the file and line it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class Origin:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter as a source states it."""
+
+    name: str
+    value: float
+    text: str
+    file: str
+    line: int
+    comment: str = ""
+    mav_type: int | None = None
+    note: str = ""  # how the value was derived (SDF rows)
+    chain: tuple[Origin, ...] = ()  # the %include lines that led to this file
+    overrides: tuple[tuple[Origin, str], ...] = ()  # earlier settings this one replaced
+
+    @property
+    def origin(self) -> Origin:
+        return Origin(self.file, self.line)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    file: str
+    line: int
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message} — {self.fix}"
+
+    def error(self) -> InputError:
+        return InputError(self.message, self.fix, file=self.file, line=self.line)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something a source says that has no parameter equivalent (e.g. an SDF joint type)."""
+
+    subject: str
+    key: str
+    value: str
+    file: str
+    line: int
+    note: str = ""
+
+
+@dataclass
+class ParamFile:
+    file: str
+    format: str
+    params: dict[str, Param] = field(default_factory=dict)
+    header: dict[str, str] = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    # Names this source is able to express; None means any parameter (a params file).
+    representable: frozenset[str] | None = None
+
+    def can_represent(self, name: str) -> bool:
+        return self.representable is None or name in self.representable
+
+    def includes_used(self) -> bool:
+        """Whether any row came from a file this one %includes."""
+        return any(p.file != self.file for p in self.params.values())

@@ -1,0 +1,4 @@
+"""Bytes to rows.
+
+Parameter text formats (params, Mission Planner, QGC, BlueOS), SDF models, local files.
+"""

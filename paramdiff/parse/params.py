@@ -1,0 +1,393 @@
+"""Parameter file formats: bytes -> rows, rows -> lines. Pure functions, no I/O.
+
+Every row keeps the file and line it came from. Nothing is ever skipped in
+silence: ArduPilot's own loader drops malformed lines and over-long names
+without a word; here each one is an error (or, with ``lenient``, a warning that
+stays attached to the file and appears in every report).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+from ..errors import InputError
+from ..model.params import Diagnostic, Origin, Param, ParamFile
+from ..model.values import check_name, format_value, parse_number, same_value
+
+NAME_RE = re.compile(r"^[A-Z][A-Z_0-9]*$")
+NAME_MAX = 16
+NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
+PARAMS_SPLIT = re.compile(r"[ \t,=]+")  # the separators ArduPilot's own loader accepts
+# The common, well-formed line in one match (a valid name, a decimal, an optional # comment);
+# anything else takes the general path, which explains what is wrong with it.
+PARAMS_LINE_RE = re.compile(
+    r"([A-Z][A-Z_0-9]{0,15})[ \t,=]+([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"[ \t,=]*(?:#\s*(.*))?"
+)
+FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
+INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
+BLUEOS_RE = re.compile(r"^([^:\s]+)\s*:\s*([^,\s]+)\s*,?\s*$")
+# Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params).
+BLUEOS_MP_RE = re.compile(r"^([^:,\s]+)\s*,\s*([^,\s]+)\s*$")
+QGC_TYPES = {1: "UINT8", 2: "INT8", 3: "UINT16", 4: "INT16", 5: "UINT32", 6: "INT32", 9: "REAL32"}
+PARAM_TEXT_FORMATS = ("params", "mp", "qgc", "blueos")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def decode(data: bytes, file: str) -> list[str]:
+    """Text lines of a file, or an InputError for empty, binary or non-UTF-8 input."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.strip():
+        raise InputError(
+            "file is empty", "check the path, or fetch the file again", file=file, line=1
+        )
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(
+            "binary data (NUL byte), not a parameter file",
+            "pass a text parameter file",
+            file=file,
+            line=data[:nul].count(b"\n") + 1,
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            "not UTF-8 text",
+            "save the file as UTF-8 (parameter files are ASCII)",
+            file=file,
+            line=data[: exc.start].count(b"\n") + 1,
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def detect_format(data: bytes, file: str = "") -> str:
+    lower = file.lower()
+    if lower.endswith((".sdf", ".xml", ".world")):
+        return "sdf"
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"<"):
+        return "sdf"
+    if lower.endswith(".json"):
+        return "pdef"
+    for raw in head.decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("%include") or line.startswith("//"):
+            return "blueos"
+        if line.startswith("#"):
+            if line.startswith("# Onboard parameters") or "Vehicle-Id" in line:
+                return "qgc"
+            continue
+        fields = line.split("\t")
+        if len(fields) >= 4 and fields[0].strip().isdigit() and fields[1].strip().isdigit():
+            return "qgc"
+        if BLUEOS_RE.match(line.split("//")[0].strip()):
+            return "blueos"
+        if "," in line.split("#")[0]:
+            return "mp"
+        return "params"
+    return "params"
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+class _Collector:
+    """Adds rows in order, turning every problem into an error or (lenient) a warning."""
+
+    def __init__(self, out: ParamFile, lenient: bool) -> None:
+        self.out = out
+        self.lenient = lenient
+
+    def problem(self, file: str, line: int, message: str, fix: str) -> None:
+        diag = Diagnostic(file, line, message, fix)
+        if not self.lenient:
+            raise diag.error()
+        self.out.warnings.append(diag)
+
+    def warn(self, file: str, line: int, message: str, fix: str) -> None:
+        self.out.warnings.append(Diagnostic(file, line, message, fix))
+
+    def add(self, param: Param, override: bool = False) -> None:
+        """``override`` — a later include replacing an earlier file's value (BlueOS semantics)."""
+        old = self.out.params.get(param.name)
+        if old is None:
+            self.out.params[param.name] = param
+            return
+        if old.file != param.file and override:
+            self.out.params[param.name] = Param(
+                **{
+                    **param.__dict__,
+                    "overrides": (*old.overrides, (old.origin, old.text)),
+                }
+            )
+            return
+        if same_value(old.value, param.value):
+            self.warn(
+                param.file,
+                param.line,
+                f"{param.name} is set again to the same value (first at {old.origin})",
+                "delete one of the two lines",
+            )
+            return
+        self.problem(
+            param.file,
+            param.line,
+            f"{param.name} is set twice with different values: {old.text} at {old.origin} "
+            f"and {param.text} here",
+            "keep the one you mean and delete the other",
+        )
+
+    def value_row(
+        self,
+        file: str,
+        line: int,
+        name: str,
+        text: str,
+        comment: str,
+        mav_type: int | None = None,
+        chain: tuple[Origin, ...] = (),
+    ) -> Param | None:
+        bad = check_name(name)
+        if bad:
+            self.problem(file, line, *bad)
+            return None
+        value, problem = parse_number(text)
+        if value is None:
+            self.problem(file, line, f"{name}: {problem}", "write a finite decimal number")
+            return None
+        return Param(name, value, text, file, line, comment, mav_type=mav_type, chain=chain)
+
+
+def _split_comment(line: str, marker: str) -> tuple[str, str]:
+    body, sep, comment = line.partition(marker)
+    return body.strip(), comment.strip() if sep else ""
+
+
+def _content_lines(lines: list[str], col: _Collector) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every non-blank, non-comment line; ``# Key: value`` header
+    comments before the first parameter become the file's header."""
+    for n, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            m = HEADER_RE.match(stripped)
+            if m and not col.out.params:
+                col.out.header[m.group(1)] = m.group(2)
+            continue
+        yield n, stripped
+
+
+def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
+    """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``), Mission Planner (``NAME,VALUE``)."""
+    for n, stripped in _content_lines(lines, col):
+        fast = PARAMS_LINE_RE.fullmatch(stripped)
+        if fast is not None:
+            value = float(fast.group(2))
+            if abs(value) < FLOAT32_SAFE:
+                col.add(Param(fast.group(1), value, fast.group(2), file, n, fast.group(3) or ""))
+                continue
+        body, comment = _split_comment(stripped, "#")
+        tokens = [t for t in PARAMS_SPLIT.split(body) if t]
+        if len(tokens) < 2:
+            col.problem(
+                file,
+                n,
+                f"'{body}' is not a parameter line (NAME VALUE)",
+                "write NAME VALUE, or comment the line out with #",
+            )
+            continue
+        if len(tokens) > 2:
+            col.problem(
+                file,
+                n,
+                f"unexpected text after the value: '{' '.join(tokens[2:])}'",
+                "remove it, or put it after a # as a comment (ArduPilot ignores it silently)",
+            )
+            continue
+        row = col.value_row(file, n, tokens[0], tokens[1], comment)
+        if row:
+            col.add(row)
+
+
+def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
+    """QGroundControl: ``sysid<TAB>compid<TAB>NAME<TAB>VALUE<TAB>TYPE`` under ``#`` headers."""
+    for n, stripped in _content_lines(lines, col):
+        fields = [f.strip() for f in stripped.split("\t")]
+        if len(fields) != 5:
+            col.problem(
+                file,
+                n,
+                f"QGC line has {len(fields)} tab-separated columns, expected 5 "
+                "(sysid compid name value type)",
+                "export the file again from QGroundControl, or fix the columns",
+            )
+            continue
+        sysid, compid, name, text, type_text = fields
+        if not (sysid.isdigit() and compid.isdigit()):
+            col.problem(
+                file, n, f"sysid/compid '{sysid}'/'{compid}' are not numbers", "fix the columns"
+            )
+            continue
+        if not type_text.isdigit() or int(type_text) not in QGC_TYPES:
+            col.problem(
+                file,
+                n,
+                f"TYPE '{type_text}' is not a MAV_PARAM_TYPE",
+                "use 2/4/6 (int8/16/32) or 9 (real32)",
+            )
+            continue
+        row = col.value_row(file, n, name, text, "", mav_type=int(type_text))
+        if row:
+            col.add(row)
+
+
+IncludeReader = Callable[[str], bytes]
+
+
+def _parse_blueos(
+    lines: list[str],
+    file: str,
+    col: _Collector,
+    read: IncludeReader | None,
+    chain: tuple[Origin, ...],
+) -> None:
+    """BlueOS's other format: ``%include "x"``, ``NAME: VALUE,`` and ``//`` comments.
+
+    Included paths are relative to the including file; a later setting (in a later
+    include or after it) wins and records what it replaced.
+    """
+    for n, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("//") or stripped.startswith("#"):
+            continue
+        inc = INCLUDE_RE.match(stripped)
+        if inc:
+            target = inc.group(1) if inc.group(1) is not None else inc.group(2)
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
+            climbs = path.startswith("../") or path == ".."
+            if (climbs and not file.startswith("../")) or posixpath.isabs(target):
+                col.problem(
+                    file, n, f"%include '{target}' leaves the repository", "fix the include path"
+                )
+                continue
+            if any(o.file == path for o in chain) or path == file:
+                col.problem(file, n, f"%include '{target}' includes itself", "remove the cycle")
+                continue
+            if read is None:
+                col.problem(
+                    file,
+                    n,
+                    f"%include '{target}' cannot be resolved here",
+                    "parse the file through a profile so its includes are fetched",
+                )
+                continue
+            sub = decode(read(path), path)
+            _parse_blueos(sub, path, col, read, (*chain, Origin(file, n)))
+            continue
+        if stripped.startswith("%"):
+            col.problem(file, n, f"unknown directive '{stripped}'", "only %include is supported")
+            continue
+        body, comment = _split_comment(stripped, "//")
+        m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body)
+        if not m:
+            col.problem(
+                file,
+                n,
+                f"'{body}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
+                "write NAME: VALUE, or comment the line out with //",
+            )
+            continue
+        row = col.value_row(file, n, m.group(1), m.group(2), comment, chain=chain)
+        if row:
+            col.add(row, override=True)
+
+
+def parse_params(
+    data: bytes,
+    file: str,
+    fmt: str = "auto",
+    *,
+    lenient: bool = False,
+    read_include: IncludeReader | None = None,
+) -> ParamFile:
+    """Parse a parameter text file. Raises InputError (strict) on the first bad line."""
+    if fmt == "auto":
+        fmt = detect_format(data, file)
+    if fmt not in PARAM_TEXT_FORMATS:
+        raise InputError(
+            f"format '{fmt}' is not a parameter text format",
+            f"use one of: {', '.join(PARAM_TEXT_FORMATS)}",
+            file=file,
+            line=1,
+        )
+    lines = decode(data, file)
+    out = ParamFile(file=file, format=fmt)
+    col = _Collector(out, lenient)
+    if fmt == "qgc":
+        _parse_qgc(lines, file, col)
+    elif fmt == "blueos":
+        _parse_blueos(lines, file, col, read_include, ())
+    else:
+        _parse_name_value(lines, file, col)
+    if not out.params and not out.warnings:
+        raise InputError(
+            "no parameters in the file",
+            "check that this is a parameter file and that its format is right",
+            file=file,
+            line=1,
+        )
+    return out
+
+
+def include_paths(data: bytes, file: str) -> list[str]:
+    """The files a BlueOS include-format file pulls in directly (repo paths)."""
+    try:
+        lines = decode(data, file)
+    except InputError:
+        return []
+    found = []
+    for raw in lines:
+        m = INCLUDE_RE.match(raw.strip())
+        if m:
+            target = m.group(1) if m.group(1) is not None else m.group(2)
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
+            if not path.startswith("..") and not posixpath.isabs(path):
+                found.append(path)
+    return found
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def qgc_type(param: Param, types: Mapping[str, int] | None = None) -> int:
+    """The row's MAV_PARAM_TYPE: from ``types`` (model.types.qgc_types, which reports the names
+    it could not type), else the row's own, else guessed from the value."""
+    if types is not None and param.name in types:
+        return types[param.name]
+    if param.mav_type is not None:
+        return param.mav_type
+    return 6 if param.value == int(param.value) and abs(param.value) < 2**31 else 9
+
+
+def write_rows(
+    params: Iterable[Param], fmt: str, types: Mapping[str, int] | None = None
+) -> Iterator[str]:
+    """Lines of a parameter file in ``fmt`` (params, mp or qgc); no header."""
+    for p in params:
+        value = format_value(p.value)
+        if fmt == "mp":
+            yield f"{p.name},{value}"
+        elif fmt == "qgc":
+            yield f"1\t1\t{p.name}\t{value}\t{qgc_type(p, types)}"
+        else:
+            yield f"{p.name:<16} {value}"

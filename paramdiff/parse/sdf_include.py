@@ -1,0 +1,353 @@
+"""An SDF model with its ``<include>``s merged the way Gazebo merges them.
+
+What the geometry check needs from a model is where each link sits and which way each joint
+turns, in the top model's frame (Gazebo: x forward, y left, z up). Gazebo (sdformat) builds
+that frame graph like this, and so do we:
+
+- ``<include><uri>model://NAME</uri>`` places model NAME's ``model.sdf`` at the include's
+  ``<pose>`` (or, without one, at the included model's own ``<pose>``); every entity inside is
+  scoped ``NAME::entity`` (``<name>`` in the include renames the scope). A nested ``<model>``
+  scopes the same way and is placed at its own ``<pose>``.
+- a ``<link>``/``<frame>`` pose is relative to the model frame unless ``relative_to`` names
+  another link or frame of the same model (SDF 1.7+);
+- a joint's frame is its child link's frame (times the joint's own ``<pose>``), and its
+  ``<axis><xyz>`` is expressed in the joint frame unless ``expressed_in="__model__"`` (or, in
+  SDF 1.6, ``<use_parent_model_frame>true</use_parent_model_frame>``);
+- ``<pose>`` is ``x y z roll pitch yaw`` in metres and radians (``degrees="true"``: degrees),
+  the rotation being Rz(yaw)·Ry(pitch)·Rx(roll) (fixed axes x, then y, then z).
+
+Where ``model://NAME`` lives is the caller's choice (``Resolver``): the pinned repository at
+the same commit (``<models dir>/NAME/model.sdf``), or, for a local file, the sibling folders
+of the model's folder, then ``GZ_SIM_RESOURCE_PATH``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .local import read_local
+from .sdf import _line, _local, _parse_xml
+
+Vec = tuple[float, float, float]
+Mat = tuple[Vec, Vec, Vec]
+IDENTITY: Mat = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+MODEL_URI = "model://"
+
+
+@dataclass(frozen=True)
+class Pose:
+    """A frame placed in another: position and rotation matrix (columns = the frame's axes)."""
+
+    p: Vec = (0.0, 0.0, 0.0)
+    r: Mat = IDENTITY
+
+    def rotate(self, v: Vec) -> Vec:
+        return (
+            self.r[0][0] * v[0] + self.r[0][1] * v[1] + self.r[0][2] * v[2],
+            self.r[1][0] * v[0] + self.r[1][1] * v[1] + self.r[1][2] * v[2],
+            self.r[2][0] * v[0] + self.r[2][1] * v[1] + self.r[2][2] * v[2],
+        )
+
+    def __mul__(self, other: Pose) -> Pose:
+        """This frame's pose composed with ``other`` expressed in it."""
+        moved = self.rotate(other.p)
+        cols = [self.rotate((other.r[0][j], other.r[1][j], other.r[2][j])) for j in range(3)]
+        rot: Mat = (
+            (cols[0][0], cols[1][0], cols[2][0]),
+            (cols[0][1], cols[1][1], cols[2][1]),
+            (cols[0][2], cols[1][2], cols[2][2]),
+        )
+        return Pose((self.p[0] + moved[0], self.p[1] + moved[1], self.p[2] + moved[2]), rot)
+
+
+def rpy(roll: float, pitch: float, yaw: float) -> Mat:
+    """Rz(yaw)·Ry(pitch)·Rx(roll), as sdformat / gz-math build a pose's rotation."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return (
+        (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
+        (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
+        (-sp, cp * sr, cp * cr),
+    )
+
+
+@dataclass(frozen=True)
+class Link:
+    name: str  # scoped: iris_with_standoffs::rotor_0
+    pose: Pose  # in the top model's frame
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Joint:
+    name: str
+    parent: str
+    child: str
+    axis: Vec  # unit vector in the top model's frame: positive joint motion turns about it
+    file: str
+    line: int
+
+
+@dataclass
+class ModelTree:
+    """Links and joints of a model and everything it includes, in the top model's frame."""
+
+    name: str
+    file: str
+    links: dict[str, Link] = field(default_factory=dict)
+    joints: dict[str, Joint] = field(default_factory=dict)
+    includes: list[str] = field(default_factory=list)  # files merged in, in include order
+
+
+# (model NAME, including file, line of the <include>) -> (file label, bytes) of NAME's model.sdf
+Resolver = Callable[[str, str, int], tuple[str, bytes]]
+
+
+def _numbers(elem: Any, file: str, count: int, what: str) -> list[float]:
+    text = (elem.text or "").split()
+    try:
+        values = [float(t) for t in text]
+    except ValueError:
+        values = []
+    if len(values) != count or not all(math.isfinite(v) for v in values):
+        raise InputError(
+            f"<{what}> '{(elem.text or '').strip()}' is not {count} finite numbers",
+            f"write {count} numbers separated by spaces",
+            file=file,
+            line=_line(elem),
+        )
+    return values
+
+
+def _child(elem: Any, name: str) -> Any:
+    for c in elem:
+        if _local(c.tag) == name:
+            return c
+    return None
+
+
+def parse_pose(elem: Any, file: str) -> Pose:
+    if elem is None or not (elem.text or "").strip():
+        return Pose()
+    if elem.get("rotation_format", "euler_rpy") == "quat_xyzw":
+        x, y, z, qx, qy, qz, qw = _numbers(elem, file, 7, "pose")
+        return Pose((x, y, z), _quat(qx, qy, qz, qw))
+    x, y, z, r, p, yaw = _numbers(elem, file, 6, "pose")
+    if elem.get("degrees", "false").strip().lower() in ("true", "1"):
+        r, p, yaw = math.radians(r), math.radians(p), math.radians(yaw)
+    return Pose((x, y, z), rpy(r, p, yaw))
+
+
+def _quat(x: float, y: float, z: float, w: float) -> Mat:
+    n = math.sqrt(x * x + y * y + z * z + w * w) or 1.0
+    x, y, z, w = x / n, y / n, z / n, w / n
+    return (
+        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
+    )
+
+
+def _model_name(uri: str, file: str, line: int) -> str:
+    if not uri.startswith(MODEL_URI) or not uri[len(MODEL_URI) :].strip("/"):
+        raise InputError(
+            f"<include> uri '{uri}' is not model://NAME",
+            "include models by model://NAME (Fuel and file URIs are not resolved)",
+            file=file or None,
+            line=line,
+        )
+    return uri[len(MODEL_URI) :].strip("/").split("/", 1)[0]
+
+
+def repo_include_paths(path: str, data: bytes) -> list[str]:
+    """Repository paths a pinned model.sdf includes: ``model://NAME`` is the sibling folder
+    NAME of the model's folder (``models/a/model.sdf`` -> ``models/NAME/model.sdf``)."""
+    root = _parse_xml(data, path)
+    models_dir = posixpath.dirname(posixpath.dirname(path))
+    names = []
+    for elem in root.iter():
+        if _local(elem.tag) == "include":
+            uri = _child(elem, "uri")
+            text = ((uri.text if uri is not None else "") or "").strip()
+            names.append(_model_name(text, path, _line(elem)))
+    return [posixpath.join(models_dir, n, "model.sdf") for n in dict.fromkeys(names)]
+
+
+def repo_resolver(top_path: str, files: dict[str, bytes]) -> Resolver:
+    """model://NAME inside a pinned repository, from the bytes fetched (and locked) with it."""
+
+    def resolve(name: str, parent: str, line: int) -> tuple[str, bytes]:
+        path = posixpath.join(posixpath.dirname(posixpath.dirname(parent)), name, "model.sdf")
+        if path not in files:
+            raise InputError(
+                f"<include> model://{name} is not among the files fetched with {top_path} "
+                f"(looked for {path})",
+                "run paramdiff fetch --update so the lock records every included model",
+                file=parent,
+                line=line,
+            )
+        return path, files[path]
+
+    return resolve
+
+
+def local_resolver(env: dict[str, str] | None = None) -> Resolver:
+    """model://NAME for a model on disk: a sibling folder of the model's folder, then each
+    folder of GZ_SIM_RESOURCE_PATH (as Gazebo looks it up)."""
+    environ = os.environ if env is None else env
+
+    def resolve(name: str, parent: str, line: int) -> tuple[str, bytes]:
+        candidates = [Path(parent).parent.parent / name / "model.sdf"]
+        for folder in environ.get("GZ_SIM_RESOURCE_PATH", "").split(os.pathsep):
+            if folder:
+                candidates.append(Path(folder) / name / "model.sdf")
+        for c in candidates:
+            if c.is_file():
+                return c.as_posix(), read_local(c)
+        raise InputError(
+            f"<include> model://{name} not found (looked in "
+            + ", ".join(c.as_posix() for c in candidates)
+            + ")",
+            f"put {name}/model.sdf beside the model's folder or add its parent folder to "
+            "GZ_SIM_RESOURCE_PATH",
+            file=parent,
+            line=line,
+        )
+
+    return resolve
+
+
+def load_model(data: bytes, file: str, resolve: Resolver) -> ModelTree:
+    """The merged model: every link and joint, includes and nested models applied."""
+    root = _parse_xml(data, file)
+    model = root if _local(root.tag) == "model" else _child(root, "model")
+    if model is None:
+        raise InputError("no <model> in this SDF", "pass a model.sdf", file=file, line=1)
+    tree = ModelTree(model.get("name", ""), file)
+    _Merger(tree, resolve).model(model, file, "", Pose(), (file,))
+    return tree
+
+
+class _Merger:
+    def __init__(self, tree: ModelTree, resolve: Resolver) -> None:
+        self.tree = tree
+        self.resolve = resolve
+
+    def model(self, model: Any, file: str, prefix: str, at: Pose, stack: tuple[str, ...]) -> None:
+        frames = self._frames(model, file, prefix, at)
+        for elem in model:
+            tag = _local(elem.tag)
+            if tag == "link":
+                name = prefix + elem.get("name", "")
+                self.tree.links[name] = Link(name, frames[name], file, _line(elem))
+            elif tag == "joint":
+                self._joint(elem, file, prefix, at, frames)
+            elif tag == "model":
+                inner = at * parse_pose(_child(elem, "pose"), file)
+                self.model(elem, file, f"{prefix}{elem.get('name', '')}::", inner, stack)
+            elif tag == "include":
+                self._include(elem, file, prefix, at, stack)
+
+    def _include(self, elem: Any, file: str, prefix: str, at: Pose, stack: tuple[str, ...]) -> None:
+        uri = _child(elem, "uri")
+        name = _model_name(((uri.text if uri is not None else "") or "").strip(), file, _line(elem))
+        label, data = self.resolve(name, file, _line(elem))
+        if label in stack:
+            chain = " -> ".join([*stack, label])
+            raise InputError(
+                f"<include> model://{name} includes itself ({chain})",
+                "remove the include that closes the cycle",
+                file=file,
+                line=_line(elem),
+            )
+        root = _parse_xml(data, label)
+        inner_model = root if _local(root.tag) == "model" else _child(root, "model")
+        if inner_model is None:
+            raise InputError(
+                f"model://{name} ({label}) has no <model>",
+                "include a model.sdf",
+                file=file,
+                line=_line(elem),
+            )
+        own_pose, own_file = _child(elem, "pose"), file
+        if own_pose is None:
+            own_pose, own_file = _child(inner_model, "pose"), label
+        scope = (_text(_child(elem, "name")) or inner_model.get("name", "") or name) + "::"
+        self.tree.includes.append(label)
+        self.model(
+            inner_model, label, prefix + scope, at * parse_pose(own_pose, own_file), (*stack, label)
+        )
+
+    def _frames(self, model: Any, file: str, prefix: str, at: Pose) -> dict[str, Pose]:
+        """Pose (in the top frame) of every link and <frame> of this model, relative_to applied."""
+        raw: dict[str, tuple[Any, str]] = {}
+        for elem in model:
+            if _local(elem.tag) in ("link", "frame"):
+                pose = _child(elem, "pose")
+                base = pose.get("relative_to", "") if pose is not None else ""
+                if _local(elem.tag) == "frame" and not base:
+                    base = elem.get("attached_to", "")
+                raw[elem.get("name", "")] = (elem, base)
+        done: dict[str, Pose] = {}
+
+        def solve(name: str, seen: tuple[str, ...]) -> Pose:
+            if name in ("", "__model__"):
+                return at
+            if prefix + name in done:
+                return done[prefix + name]
+            elem, base = raw.get(name, (None, ""))
+            if elem is None or name in seen:
+                raise InputError(
+                    f"pose relative_to '{name}' names no link or frame of this model"
+                    if elem is None
+                    else f"poses relative_to each other in a loop ({' -> '.join(seen)})",
+                    "make relative_to name a link or frame of the same model",
+                    file=file,
+                    line=_line(raw[seen[-1]][0]) if seen else 1,
+                )
+            pose = solve(base, (*seen, name)) * parse_pose(_child(elem, "pose"), file)
+            done[prefix + name] = pose
+            return pose
+
+        for name in raw:
+            solve(name, ())
+        return done
+
+    def _joint(self, elem: Any, file: str, prefix: str, at: Pose, frames: dict[str, Pose]) -> None:
+        parent, child = _text(_child(elem, "parent")), _text(_child(elem, "child"))
+        child_pose = frames.get(prefix + child, at)
+        joint_frame = child_pose * parse_pose(_child(elem, "pose"), file)
+        axis_elem = _child(elem, "axis")
+        xyz_elem = _child(axis_elem, "xyz") if axis_elem is not None else None
+        xyz: Vec = (0.0, 0.0, 1.0)
+        frame = joint_frame
+        if xyz_elem is not None:
+            x, y, z = _numbers(xyz_elem, file, 3, "xyz")
+            xyz = (x, y, z)
+            legacy = _text(_child(axis_elem, "use_parent_model_frame")).lower() in ("1", "true")
+            if xyz_elem.get("expressed_in", "") == "__model__" or legacy:
+                frame = at
+        v = frame.rotate(xyz)
+        n = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2) or 1.0
+        name = prefix + elem.get("name", "")
+        self.tree.joints[name] = Joint(
+            name,
+            prefix + parent,
+            prefix + child,
+            (v[0] / n, v[1] / n, v[2] / n),
+            file,
+            _line(elem),
+        )
+
+
+def _text(elem: Any) -> str:
+    return ((elem.text if elem is not None else "") or "").strip()

@@ -1,0 +1,4 @@
+"""What the stages found, as lines.
+
+Tables, the derived parameter file, the report, and the sinks that write or check them.
+"""

@@ -1,0 +1,179 @@
+"""A Comparison as text, markdown, CSV or JSON lines."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from ..model.values import format_value
+from ..stages.compare import NR, Comparison
+from ..stages.renames import Rename
+
+
+def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
+    out = []
+    for name in names:
+        status, category, display_name = comp.rows[name]
+        cells = [comp.cell(r, name) for r in comp.roles]
+        out.append([comp.shown_name(name), *cells, str(status), category, display_name])
+    return out
+
+
+def render(
+    comp: Comparison,
+    fmt: str = "text",
+    names: list[str] | None = None,
+    title: str | None = None,
+    preamble: bool = True,
+) -> Iterator[str]:
+    """Lines of the comparison in ``fmt`` (text, markdown, csv, json).
+
+    ``preamble=False`` leaves out the title, version lines and counts (the report has its own).
+    """
+    names = list(comp.rows) if names is None else names
+    if fmt == "json":
+        yield from _render_json(comp, names)
+        return
+    if fmt == "csv":
+        yield from _render_csv(comp, names)
+        return
+    from .texttable import table
+
+    headers = ["name", *comp.roles, "status", "category", "display_name"]
+    md = fmt == "markdown"
+    if preamble:
+        yield from _preamble(comp, names, title, md)
+    yield from table(headers, _rows(comp, names), md)
+    if comp.facts:
+        yield ""
+        yield "### Not representable as parameters" if md else "Not representable as parameters:"
+        yield ""
+        facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
+        yield from table(["source", "subject", "key", "value", "where"], facts, md)
+    overridden = [
+        [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
+        for r in comp.roles
+        for name in names
+        if (p := comp.param(r, name)) is not None and p.overrides
+    ]
+    if overridden:
+        yield ""
+        title = "Set again by a later included file (the later setting wins)"
+        yield f"### {title}" if md else f"{title}:"
+        yield ""
+        yield from table(["source", "name", "wins", "replaced"], overridden, md)
+    if comp.warnings:
+        yield ""
+        yield "### Warnings" if md else "Warnings:"
+        yield ""
+        for role, w in comp.warnings:
+            yield f"- {role}: {w}" if md else f"  {role}: {w}"
+
+
+def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -> Iterator[str]:
+    if title:
+        yield f"## {title}" if md else title
+        yield ""
+    for line in comp.version_lines():
+        yield f"- {line}" if md else line
+    yield ""
+    counts = Counter(comp.rows[n].status for n in names)
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    yield f"{len(names)} parameters shown: {summary or 'none'}"
+    yield ""
+
+
+def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["name", *comp.roles, "status", "category", "display_name", "renamed_from"])
+    for name in names:
+        row = [name]
+        for r in comp.roles:
+            p = comp.param(r, name)
+            row.append(format_value(p.value) if p else "")  # as the source states it
+        status, category, display_name = comp.rows[name]
+        old = comp.renamed_from(name)
+        writer.writerow([*row, str(status), category, display_name, old.old if old else ""])
+    yield from buf.getvalue().splitlines()
+
+
+def _render_json(comp: Comparison, names: list[str]) -> Iterator[str]:
+    out: dict[str, Any] = {
+        "sources": [
+            {
+                "role": s.role,
+                "file": s.file.file,
+                "format": s.file.format,
+                "repo": s.repo,
+                "commit": s.commit,
+                "sha256": s.sha256,
+                "version": s.version,
+                "metadata": s.metadata.file if s.metadata else None,
+            }
+            for s in comp.sources
+        ],
+        "versions": comp.version_lines(),
+        "parameters": [],
+        "facts": [
+            {
+                "source": r,
+                "subject": f.subject,
+                "key": f.key,
+                "value": f.value,
+                "file": f.file,
+                "line": f.line,
+            }
+            for r, f in comp.facts
+        ],
+        "warnings": [
+            {"source": r, "file": w.file, "line": w.line, "message": w.message}
+            for r, w in comp.warnings
+        ],
+    }
+    for name in names:
+        values = {r: _value_json(comp, r, name) for r in comp.roles}
+        old = comp.renamed_from(name)
+        out["parameters"].append(
+            {
+                "name": name,
+                **({"renamed_from": _rename_json(old)} if old else {}),
+                "values": values,
+                "status": str(comp.rows[name].status),
+                "category": comp.rows[name].category,
+                "display_name": comp.rows[name].display_name,
+            }
+        )
+    yield from json.dumps(out, indent=2, sort_keys=False).splitlines()
+
+
+def _value_json(comp: Comparison, role: str, name: str) -> dict[str, Any] | str | None:
+    p = comp.param(role, name)
+    if p is None:
+        return None if comp.source(role).file.can_represent(name) else NR
+    return {
+        "name": p.name,
+        "value": p.value,
+        **({"converted": comp.value(role, name)} if p.name != name else {}),
+        "text": p.text,
+        "label": comp.cell(role, name),
+        "file": p.file,
+        "line": p.line,
+        **({"note": p.note} if p.note else {}),
+        **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
+        **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
+    }
+
+
+def _rename_json(rename: Rename) -> dict[str, Any]:
+    return {
+        "name": rename.old,
+        "since": rename.since,
+        "conversion": rename.conversion.describe(),
+        "source": rename.source,
+    }

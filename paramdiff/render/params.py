@@ -1,0 +1,331 @@
+"""The derived parameter file as text: ``NAME VALUE`` lines that every loader reads the same
+way, with the provenance of every value in ``#`` comment lines of at most 98 bytes.
+
+Why this shape (see ``paramdiff.parse.clients`` for each loader's rules):
+
+- A parameter line is exactly ``NAME VALUE`` (one space). A trailing ``# comment`` makes
+  the line 4 fields for QGroundControl and 3 items for Mission Planner before 1.3.75,
+  which then skip it silently; older pymavlink rejects it too.
+- Every other line starts with ``#`` in its first byte — the only comment marker all six
+  loaders share — and is at most ``LINE_MAX`` bytes of UTF-8. ArduPilot's defaults reader
+  takes a file 98 bytes at a time (``AP_Filesystem::fgets``): byte 99 of a longer comment
+  would start a "line" of its own and be read as ``NAME VALUE``.
+- Provenance without a comment per value: ``# hardware:854-858`` heads a run of parameter
+  lines that come, in order, from consecutive lines of one source file; a value the overlay
+  changes gets a ``# DELTA overlay:LINE`` block with the shipped value and the reason.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from ..model.params import Param
+from ..model.source import Source
+from ..model.types import QgcTypes, qgc_types
+from ..model.values import format_value
+from ..parse.clients import LOADERS, disagreements
+from ..parse.params import write_rows
+from ..stages.derive import DERIVE_FORMATS, Derived, Line
+from .sinks import join_lines
+
+LINE_MAX = 98  # bytes of UTF-8 per line, newline not counted: AP_Filesystem::fgets' limit
+# Every character some reader or editor ends a line at (str.splitlines' set): a reason that
+# contains one is split there, so the text after it stays a comment.
+_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _printable(text: str) -> str:
+    """``text`` with every other control character (tab, NUL, ...) as a space."""
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
+
+
+def _fit(word: str, room: int) -> tuple[str, str]:
+    """The longest head of ``word`` whose UTF-8 fits ``room`` bytes (whole characters)."""
+    used = 0
+    for i, c in enumerate(word):
+        used += len(c.encode())
+        if used > room:
+            return word[:i], word[i:]
+    return word, ""
+
+
+def comment_lines(text: str, indent: str = "", width: int = LINE_MAX) -> Iterator[str]:
+    """``text`` as ``#`` lines of at most ``width`` bytes: one paragraph per line break in
+    ``text``, words wrapped at spaces, a word longer than a line cut between characters;
+    continuation lines are indented two more spaces."""
+    for para in _BREAKS.split(text):
+        para = _printable(para)
+        lead = indent + para[: len(para) - len(para.lstrip(" "))]
+        words = para.split()
+        if not words:
+            yield "#"
+            continue
+        yield from _wrap(words, f"# {lead}", f"# {lead}  ", width)
+
+
+def _wrap(words: list[str], first: str, cont: str, width: int) -> Iterator[str]:
+    """Greedy fill; a word goes to a fresh line when it does not fit, and is cut between
+    characters only when it is longer than a whole line."""
+    line, fresh = first, True
+    for word in words:
+        while word:
+            candidate = line + ("" if fresh else " ") + word
+            if len(candidate.encode()) <= width:
+                line, fresh, word = candidate, False, ""
+            elif not fresh:
+                yield line
+                line, fresh = cont, True
+            else:
+                head, word = _fit(word, width - len(line.encode()))
+                if not head:  # not even one character fits after the prefix
+                    head, word = word[0], word[1:]
+                yield line + head
+                line, fresh = cont, True
+    if not fresh:
+        yield line
+
+
+def _where(ln: Line, base: Source) -> tuple[str, int]:
+    """(file as the header names it, line) of a value taken from the base set."""
+    # Every line without a delta comes from the base set (build() guarantees it).
+    assert ln.shipped is not None
+    if ln.shipped.file == base.file.file:
+        return "", ln.shipped.line
+    rel = posixpath.relpath(ln.shipped.file, posixpath.dirname(base.file.file) or ".")
+    return rel, ln.shipped.line
+
+
+@dataclass
+class _Run:
+    """Parameter lines from consecutive lines of one file: ``# role[:file]:first-last``."""
+
+    role: str
+    file: str
+    first: int
+    last: int
+
+    def label(self) -> str:
+        where = f"{self.file}:" if self.file else ""
+        span = f"{self.first}-{self.last}" if self.last > self.first else str(self.first)
+        return f"{self.role}:{where}{span}"
+
+
+def _delta_text(ln: Line) -> str:
+    assert ln.delta is not None
+    shipped = (
+        f"shipped {ln.shipped.text} ({ln.shipped.file.rsplit('/', 1)[-1]}:{ln.shipped.line})"
+        if ln.shipped
+        else "not set by the shipped file"
+    )
+    return f"DELTA overlay:{ln.delta.line}: {shipped} — {ln.delta.reason}"
+
+
+def _body(d: Derived, sep: str) -> Iterator[str]:
+    """Sections, run headers, DELTA blocks and ``NAME<sep>VALUE`` lines."""
+    section = None
+    run: _Run | None = None
+    pending: list[str] = []  # parameter lines of the open run, written once it closes
+
+    def close() -> Iterator[str]:
+        if run is not None:
+            yield f"# {run.label()}"
+        yield from pending
+        pending.clear()
+
+    for ln in d.lines:
+        if ln.section != section:
+            yield from close()
+            run, section = None, ln.section
+            yield ""
+            yield f"# --- {section} ---"
+        text = f"{ln.name}{sep}{format_value(ln.value)}"
+        if ln.delta is not None:
+            yield from close()
+            run = None
+            yield from comment_lines(_delta_text(ln))
+            yield text
+            continue
+        file, line = _where(ln, d.base)
+        if run is not None and run.file == file and line == run.last + 1:
+            run.last = line
+        else:
+            yield from close()
+            run = _Run(d.base.role, file, line, line)
+        pending.append(text)
+    yield from close()
+
+
+def _provenance(d: Derived) -> Iterator[str]:
+    role = d.base.role
+    yield f"Provenance. Parameter lines are exactly NAME VALUE; every value is {role}'s."
+    yield f"A line '# {role}:854-858' names the lines of the {role} file"
+    yield f"  {d.base.path}"
+    yield "that the parameter lines under it come from, one each, in order."
+    if d.base.file.includes_used():
+        yield f"('# {role}:FILE:5-12': lines of FILE, a file it %includes, relative to it.)"
+    yield (
+        "A value the overlay changes comes after a '# DELTA overlay:LINE:' block: that line "
+        "of the overlay, the shipped value and the reason."
+    )
+
+
+def _header(d: Derived, fmt: str) -> Iterator[str]:
+    yield f"{d.target.rsplit('/', 1)[-1]} — GENERATED by paramdiff. Do not edit by hand."
+    yield f"Regenerate: {d.regenerate}" + (f" --format {fmt}" if fmt != "params" else "")
+    yield ""
+    yield f"Profile {d.profile}, pin {d.pin}; every input as locked in sources.lock:"
+    for use, s in d.locked or [("values", i) for i in d.inputs]:
+        version = f"; version {s.version}" if s.version else ""
+        yield f"  {s.role} ({use}): {s.repo}{version}"
+        yield f"    {s.path}"
+        yield f"    commit {s.commit}"
+        yield f"    sha256 {s.sha256}"
+        for inc in s.includes:
+            yield f"    %include {inc.path}"
+            yield f"      sha256 {inc.sha256}"
+    yield f"  overlay: {d.overlay.file}"
+    yield f"    sha256 {d.overlay.sha256}"
+    yield ""
+    if fmt != "qgc":
+        yield from _provenance(d)
+    if d.excluded:
+        left = ", ".join(
+            f"{r.label} ({len(ps)})" if r.category else ", ".join(p.name for p in ps)
+            for r, ps in d.excluded.items()
+        )
+        yield f"Left out on purpose: {left}; see the report."
+    yield ""
+    yield from _loading(d)
+
+
+def _loading(d: Derived) -> Iterator[str]:
+    if d.vehicle is None:
+        return
+    yield "Load it with:"
+    frame = f" -f {d.frame}" if d.frame else ""
+    yield f"  sim_vehicle.py -v {d.vehicle}{frame} --add-param-file={d.target}"
+    if d.frame:
+        yield f"The frame's defaults load first ({' then '.join(d.frame_files)})."
+        if d.frame_outputs:
+            yield f"They set {' / '.join(d.frame_outputs)}."
+        yield "The last file loaded wins, so this file sets every output parameter explicitly."
+    else:
+        yield "sim_vehicle.py loads its own frame defaults first; they are not pinned in"
+        yield "sources.yaml, so `paramdiff layers` cannot say which of them survive."
+    yield "Use -w to wipe stored parameters."
+
+
+def _header_lines(d: Derived, fmt: str) -> Iterator[str]:
+    for text in _header(d, fmt):
+        yield from comment_lines(text)
+
+
+def derived_rows(d: Derived) -> list[Param]:
+    """One Param per line of the derived file; a delta keeps its shipped row (and so its type)."""
+    return [
+        Param(ln.name, ln.value, format_value(ln.value), "", 0, mav_type=ln.shipped.mav_type)
+        if ln.shipped
+        else Param(ln.name, ln.value, format_value(ln.value), "", 0)
+        for ln in d.lines
+    ]
+
+
+def derived_qgc_types(d: Derived) -> QgcTypes:
+    """The QGC type column of the derived file, and the names nothing pinned types."""
+    return qgc_types(derived_rows(d))
+
+
+def render(d: Derived, fmt: str = "params") -> Iterator[str]:
+    """The derived file's lines in ``fmt``: params (sim_vehicle/MAVProxy), mp or qgc.
+
+    A params or mp file is read back by every real loader before a line of it is used, so
+    no reason text can make one of them see another value.
+    """
+    lines = render_derived(d, fmt)
+    if fmt != "qgc":  # QGC's own format is for QGC only (and carries types)
+        verify_loaders(lines, d, "," if fmt == "mp" else " ")
+    yield from lines
+
+
+def render_derived(d: Derived, fmt: str = "params") -> list[str]:
+    """The derived file's lines in ``fmt``: params (sim_vehicle/MAVProxy), mp or qgc."""
+    if fmt not in DERIVE_FORMATS:
+        raise ConfigError(
+            f"unknown derive format '{fmt}'", f"use one of {', '.join(DERIVE_FORMATS)}"
+        )
+    if fmt == "qgc":
+        lines = ["# Onboard parameters for Vehicle 1", *_header_lines(d, fmt), "#"]
+        lines.append("# Vehicle-Id Component-Id Name Value Type")
+        lines += write_rows(derived_rows(d), "qgc", derived_qgc_types(d).types)
+        return lines
+    lines = [*_header_lines(d, fmt), *_body(d, "," if fmt == "mp" else " ")]
+    _require_short(lines, d.target)
+    return lines
+
+
+def _require_short(lines: Sequence[str], target: str) -> None:
+    """Comment lines are wrapped by construction; a parameter line cannot be (it is data)."""
+    for n, line in enumerate(lines, 1):
+        if len(line.encode()) > LINE_MAX:
+            raise ConfigError(
+                f"line {n} of {target} would be {len(line.encode())} bytes; ArduPilot reads "
+                f"{LINE_MAX} at a time and would take the rest for another line",
+                "shorten the value or name",
+            )
+
+
+def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
+    """Refuse a file that any real loader would read differently from ``d.lines``.
+
+    Wrapping makes this impossible by construction; this proves it for every file written,
+    and names the overlay's fix when a loader leaves a carried name out on purpose.
+    """
+    data = join_lines(lines).encode()
+    at = {line: n for n, line in enumerate(lines, 1)}
+    expected = {
+        ln.name: (ln.value, at.get(f"{ln.name}{sep}{format_value(ln.value)}", 0)) for ln in d.lines
+    }
+    for load in LOADERS.values():
+        found = disagreements(expected, load(data))
+        if found:
+            line, what = found[0]
+            raise ConfigError(
+                what,
+                f"leave the parameter out with a reason in {d.overlay.file} (select.exclude)",
+                file=d.target,
+                line=line,
+            )
+
+
+_RUN_RE = re.compile(r"# (\w+):(?:(.+):)?(\d+)(?:-(\d+))?$")
+_DELTA_RE = re.compile(r"# DELTA (overlay:\d+):")
+_PARAM_RE = re.compile(r"([A-Z][A-Z_0-9]*)[ ,]")
+
+
+def read_provenance(lines: Sequence[str]) -> dict[str, str]:
+    """Where each value of a derived file comes from, read back from its comment lines:
+    name → ``role:LINE``, ``role:FILE:LINE`` or ``overlay:LINE`` (the inverse of ``_body``)."""
+    out: dict[str, str] = {}
+    role = file = ""
+    nxt: int | None = None
+    delta: str | None = None
+    for line in lines:
+        if m := _RUN_RE.match(line):
+            role, file, nxt, delta = m[1], m[2] or "", int(m[3]), None
+        elif m := _DELTA_RE.match(line):
+            delta = m[1]
+        elif (m := _PARAM_RE.match(line)) and (delta or nxt is not None):
+            if delta:
+                out[m[1]], delta = delta, None
+                continue
+            assert nxt is not None
+            out[m[1]] = f"{role}:{file + ':' if file else ''}{nxt}"
+            nxt += 1
+        elif not line.startswith("#"):
+            nxt = None  # a blank line or a new section ends the run
+    return out

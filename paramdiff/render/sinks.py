@@ -1,0 +1,90 @@
+"""Where generated lines go: a file (atomically), a --check against a file, or stdout.
+
+Generators produce lines; the sink is chosen last, so `derive`, `derive --check`,
+`report` and `check` all go through the same bytes.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DriftError, UsageError
+from ..files import write_atomic
+
+
+def join_lines(lines: Iterable[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+@dataclass
+class CheckResult:
+    path: Path
+    up_to_date: bool
+    diff: str
+
+
+def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> CheckResult:
+    """Compare what would be written with what is on disk; a unified diff when they differ."""
+    expected = join_lines(lines)
+    try:
+        actual = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        actual = None
+    except (OSError, UnicodeDecodeError):
+        actual = ""
+    if actual == expected:
+        return CheckResult(path, True, "")
+    name = label or str(path)
+    diff = "".join(
+        difflib.unified_diff(
+            (actual or "").splitlines(keepends=True),
+            expected.splitlines(keepends=True),
+            fromfile=f"{name} (committed)" if actual is not None else f"{name} (missing)",
+            tofile=f"{name} (generated)",
+        )
+    )
+    return CheckResult(path, False, diff)
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where a generated file goes: a path (None: stdout), its label, and the command that
+    regenerates it (named when --check finds it stale)."""
+
+    path: Path | None
+    label: str
+    fix: str
+
+
+def output_for(root: Path, output: Path | None, default: str | None, fix: str) -> Output:
+    """``-o PATH`` (``-`` for stdout) if given, else the profile's default path."""
+    if output is not None and str(output) == "-":
+        return Output(None, "-", fix)
+    if output is not None:
+        return Output(output, str(output), fix)
+    if default is None:
+        raise UsageError("give -o PATH (or -o - for stdout) for this format")
+    return Output(root / default, default, fix)
+
+
+def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[str]:
+    """The one sink switch: stdout, --check against the file, or an atomic write.
+
+    Yields what to print; a stale file under --check raises DriftError after its diff.
+    """
+    if output.path is None:
+        for line in lines:
+            yield line + "\n"
+        return
+    if check:
+        result = check_file(output.path, lines, output.label)
+        if not result.up_to_date:
+            yield result.diff
+            raise DriftError([f"{output.label} is out of date"], f"run: {output.fix}")
+        yield f"{output.label} is up to date\n"
+        return
+    written = write_atomic(output.path, join_lines(lines).encode())
+    yield f"{output.label} {'written' if written else 'unchanged'}\n"

@@ -1,0 +1,55 @@
+"""Plain-text and GitHub-markdown tables, fast enough for ~1,500 rows.
+
+Plain text has tabulate's "simple" layout with number parsing off: every column is at least
+its header plus two wide, cells are left-aligned, trailing blanks are dropped. tabulate infers a
+type per cell, which costs more than the whole comparison on the BlueBoat's 1,400 rows.
+
+Markdown is the one markdown table writer of the package: no padding (a pull request comment
+holds 65,536 characters and padding was most of the report), ``|`` escaped as ``\\|`` and line
+breaks (CR, LF) as spaces in every cell, so a value can never split a row. The report and
+``review`` both write through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+
+def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
+    widths = [len(h) + 2 for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            if len(cell) > widths[i]:
+                widths[i] = len(cell)
+    return widths
+
+
+def markdown_cell(text: str) -> str:
+    """A cell (or any inline text) that cannot split a table row: ``|`` escaped, CR/LF blanked."""
+    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def markdown_table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], empty: str = ""
+) -> Iterator[str]:
+    """A GitHub markdown table without padding; ``empty`` (if given) replaces a table with no
+    rows."""
+    if not rows and empty:
+        yield empty
+        return
+    yield "| " + " | ".join(markdown_cell(h) for h in headers) + " |"
+    yield "|" + "|".join("---" for _ in headers) + "|"
+    for row in rows:
+        yield "| " + " | ".join(markdown_cell(c) for c in row) + " |"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> Iterator[str]:
+    """Lines of the table: aligned plain text, or a GitHub markdown table."""
+    if markdown:
+        yield from markdown_table(headers, rows)
+        return
+    widths = _widths(headers, rows)
+    yield "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()
+    yield "  ".join("-" * w for w in widths)
+    for row in rows:
+        yield "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()

@@ -1,0 +1,288 @@
+"""`paramdiff review [BASE]`: what a pull request changes, for the person approving it.
+
+Two snapshots of the project — BASE (read from git objects, never checked out) and the
+working tree — each with its sources.yaml, sources.lock, overlays and derived files. This
+module wires them (git, contexts, rebuilt derived files); ``stages.review`` compares them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .config.lock import LOCK_FILE, require_entry
+from .config.overlay import Overlay, load_overlay
+from .config.sources import PARAM_FORMATS, SOURCES_FILE, load_config
+from .errors import ConfigError, ParamdiffError, StaleOverlayError
+from .parse.params import parse_params
+from .project import Options, PinContext
+from .render.params import render as render_params
+from .render.report import render_report
+from .render.sinks import check_file
+from .stages.compare import compare
+from .stages.derive import Derived
+from .stages.review import (
+    Attention,
+    ProfileReview,
+    Review,
+    RoleMove,
+    delta_changes,
+    line_changes,
+    param_changes,
+    role_moves,
+    stale_deltas,
+)
+
+DEFAULT_BRANCHES = ("main", "master")
+
+
+def review(options: Options, base: str | None) -> Review:
+    """Compare the project at BASE with the working tree."""
+    repo, commit, label = resolve_base(options.root, base)
+    result = Review(base=label, base_commit=commit)
+    with base_snapshot(repo, commit, options.root) as base_root:
+        old = replace(options, root=base_root) if base_root else None
+        for name in options.config.profiles:
+            result.profiles.append(_profile_review(options, old, name))
+        for name in old.config.profiles if old else {}:
+            if name not in options.config.profiles:
+                result.attention.append(
+                    Attention(f"profile {name} was removed", "confirm it is meant to go")
+                )
+    return result
+
+
+# --------------------------------------------------------------------------- BASE from git
+
+
+def resolve_base(root: Path, base: str | None) -> tuple[Any, str, str]:
+    """(git repo, commit sha, label) of BASE; the default is the merge base of HEAD with the
+    default branch (origin's HEAD, else main or master)."""
+    import git
+
+    try:
+        repo = git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise ConfigError(
+            f"{root} is not inside a git repository",
+            "run paramdiff review in the project's git checkout",
+        ) from None
+    if base is None:
+        default = _default_branch(repo)
+        merge = repo.merge_base("HEAD", default)
+        if not merge:
+            raise ConfigError(
+                f"HEAD and {default} share no history", "give BASE: paramdiff review BASE"
+            )
+        return repo, merge[0].hexsha, f"merge base with {default}"
+    try:
+        commit = repo.commit(base)
+    except (git.BadName, ValueError):
+        raise ConfigError(
+            f"BASE '{base}' is not a commit in {repo.working_tree_dir}",
+            "give a branch, tag or commit, e.g. paramdiff review origin/main",
+        ) from None
+    return repo, commit.hexsha, base
+
+
+def _default_branch(repo: Any) -> str:
+    import git
+
+    try:
+        head = repo.git.symbolic_ref("refs/remotes/origin/HEAD")  # refs/remotes/origin/main
+        return str(head).removeprefix("refs/remotes/")
+    except git.GitCommandError:
+        pass
+    for name in DEFAULT_BRANCHES:
+        for ref in (f"origin/{name}", name):
+            try:
+                repo.commit(ref)
+                return ref
+            except (git.BadName, ValueError):
+                continue
+    raise ConfigError(
+        "no default branch (origin/HEAD, main or master) to take the merge base with",
+        "give BASE: paramdiff review BASE",
+    )
+
+
+@contextmanager
+def base_snapshot(repo: Any, commit: str, root: Path) -> Iterator[Path | None]:
+    """A temporary folder holding the project's own files as they were at ``commit``
+    (sources.yaml, sources.lock, overlays, derived files), read from git objects.
+
+    Yields None when sources.yaml did not exist at ``commit``.
+    """
+    top = Path(repo.working_tree_dir or ".").resolve()
+    prefix = PurePosixPath(root.resolve().relative_to(top).as_posix())
+    tree = repo.commit(commit).tree
+
+    def read(rel: str) -> bytes | None:
+        try:
+            blob = tree / (prefix / rel).as_posix().removeprefix("./")
+        except KeyError:
+            return None
+        return bytes(blob.data_stream.read())
+
+    with tempfile.TemporaryDirectory(prefix="paramdiff-base-") as tmp:
+        out = Path(tmp)
+        sources = read(SOURCES_FILE)
+        if sources is None:
+            yield None
+            return
+        (out / SOURCES_FILE).write_bytes(sources)
+        wanted = {LOCK_FILE}
+        for p in load_config(out).profiles.values():
+            wanted |= {x for x in (p.overlay, p.derived_path(p.default_pin)) if x}
+        for rel in sorted(wanted):
+            data = read(rel)
+            if data is not None:
+                (out / rel).parent.mkdir(parents=True, exist_ok=True)
+                (out / rel).write_bytes(data)
+        yield out
+
+
+# --------------------------------------------------------------------------- one profile
+
+
+def _profile_review(new: Options, old: Options | None, name: str) -> ProfileReview:
+    new_ctx = PinContext(new, name, None)
+    old_ctx = _old_context(old, name, new_ctx.pin)
+    out = ProfileReview(name, new_ctx.pin, new_ctx.profile.derived_path(new_ctx.pin) or "")
+    out.moves = role_moves(old_ctx.lock if old_ctx else None, new_ctx.lock, name)
+    try:
+        for spec in new_ctx.specs.values():
+            require_entry(new_ctx.lock, name, new_ctx.pin, spec)
+        out.params = [c for m in out.moves for c in _param_changes(old, new, name, m)]
+        _overlay_changes(old_ctx, new_ctx, out)
+        new_build = _build(new_ctx, out)
+        if new_build is not None:
+            old_build = _build(old_ctx, None) if old_ctx else None
+            old_values = _committed_values(old_ctx, old_build)
+            out.lines = line_changes(old_build, old_values, new_build, new_ctx.metadata)
+            out.header_lines_changed = len(
+                set(_header_lines(old_ctx, old_build)) ^ set(_header_lines(new_ctx, new_build))
+            )
+            _outputs_up_to_date(new_ctx, new_build, out)
+    except ParamdiffError as exc:
+        out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
+    return out
+
+
+def _old_context(old: Options | None, name: str, pin: str) -> PinContext | None:
+    if old is None or name not in old.config.profiles:
+        return None
+    profile = old.config.profiles[name]
+    return PinContext(old, name, pin if pin in profile.pins else None)
+
+
+def _param_changes(old: Options | None, new: Options, profile: str, m: RoleMove) -> list[Any]:
+    """The parameters a moved role's file changed, read as ``role@old`` vs ``role@new``."""
+    if not (m.bytes_changed and m.old_commit and m.new_commit and old is not None):
+        return []
+    new_ctx = PinContext(new, profile, m.pin)
+    if new_ctx.spec(m.role).format not in (*PARAM_FORMATS, "sdf"):
+        return []
+    old_ctx = PinContext(old, profile, m.pin)
+    a = replace(old_ctx.source(m.role), role=f"{m.role}@{m.old_commit[:12]}")
+    b = replace(new_ctx.source(m.role), role=f"{m.role}@{m.new_commit[:12]}")
+    comp = compare([a, b], new_ctx.classifier(), new_ctx.metadata)
+    return param_changes(m.pin, m.role, comp, a.role, b.role, new_ctx.metadata)
+
+
+def _overlay(ctx: PinContext | None, strict: bool) -> Overlay | None:
+    """The profile's overlay as the snapshot has it, whether or not it is stale."""
+    if ctx is None or not ctx.profile.overlay:
+        return None
+    try:
+        return load_overlay(ctx.config.root, ctx.profile.overlay)
+    except ConfigError:
+        if strict:
+            raise
+        return None  # BASE's overlay did not parse: every delta now counts as added
+
+
+def _overlay_changes(old: PinContext | None, new: PinContext, out: ProfileReview) -> None:
+    overlay = _overlay(new, strict=True)
+    if overlay is None:
+        return
+    out.deltas = delta_changes(_overlay(old, strict=False), overlay)
+    for change, attention in stale_deltas(overlay, new.source(overlay.base)):
+        out.deltas.append(change)
+        out.attention.append(attention)
+
+
+def _build(ctx: PinContext | None, out: ProfileReview | None) -> Derived | None:
+    """The derived file as derive writes it; None when the overlay is stale (for the working
+    tree the stale deltas are already listed as needing attention)."""
+    if ctx is None:
+        return None
+    try:
+        return ctx.derived
+    except StaleOverlayError as exc:
+        seen = out is None or any((a.file, a.line) == (exc.file, exc.line) for a in out.attention)
+        if out is not None and not seen:
+            out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
+        return None
+
+
+# --------------------------------------------------------------------------- derived files
+
+
+def _committed_bytes(ctx: PinContext | None) -> bytes | None:
+    if ctx is None:
+        return None
+    rel = ctx.profile.derived_path(ctx.pin)
+    path = ctx.config.root / rel if rel else None
+    return path.read_bytes() if path and path.exists() else None
+
+
+def _committed_values(ctx: PinContext | None, built: Derived | None) -> dict[str, float]:
+    """BASE's derived values: rebuilt from BASE's inputs, else its committed file."""
+    if built is not None:
+        return built.params()
+    data = _committed_bytes(ctx)
+    if data is None:
+        return {}
+    parsed = parse_params(data, "base", "params", lenient=True)
+    return {n: p.value for n, p in parsed.params.items()}
+
+
+def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
+    if built is not None:
+        text = list(render_params(built))
+    else:
+        data = _committed_bytes(ctx)
+        text = data.decode(errors="replace").splitlines() if data else []
+    # The header ends at the first section; below it, run and DELTA comments belong to values.
+    header = itertools.takewhile(lambda ln: not ln.startswith("# --- "), text)
+    return [ln for ln in header if ln.startswith("#")]
+
+
+def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> None:
+    """The committed derived file and report are what this branch's inputs produce."""
+    root = ctx.config.root
+    if not check_file(root / built.target, render_params(built), built.target).up_to_date:
+        out.attention.append(
+            Attention(
+                f"{built.target} is not what derive writes from this branch's inputs",
+                f"run: {built.regenerate}",
+                built.target,
+                1,
+            )
+        )
+    report = ctx.profile.report_path(ctx.pin)
+    if report and not check_file(root / report, render_report(ctx.report_inputs())).up_to_date:
+        out.attention.append(
+            Attention(
+                f"{report} is not what report writes from this branch's inputs",
+                f"run: paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
+                report,
+                1,
+            )
+        )

@@ -1,0 +1,281 @@
+"""Align any number of sources on the parameter name and say how they disagree."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..model.metadata import Metadata
+from ..model.params import Diagnostic, Fact, Param
+from ..model.source import Source
+from ..model.values import format_value, same_value
+from .classify import Classifier
+from .renames import Pairing, Rename, pair_renames
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class Verdict(Enum):
+    SAME = "same"
+    DIFFERS = "differs"
+    NOT_REPRESENTABLE = "not representable"  # one source, and it cannot express the name
+    ONLY_IN = "only in"  # one source sets it; the others could but do not
+    MISSING_IN = "missing in"  # several set it; the roles named could but do not
+    SET = "set"  # the only source in the table sets it: nothing to compare with (`show FILE`)
+
+
+@dataclass(frozen=True)
+class Status:
+    """A row's verdict and the roles it names; its text is what tables and CSV show."""
+
+    verdict: Verdict
+    roles: tuple[str, ...] = ()
+    renamed: bool = False  # ArduPilot renamed it between the sources' firmware versions
+
+    def __str__(self) -> str:
+        text = " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
+        if not self.renamed:
+            return text
+        return "renamed" if self.verdict is Verdict.SAME else f"renamed, {text}"
+
+    @property
+    def disagrees(self) -> bool:
+        """The sources disagree on this row (``diff`` exits 1)."""
+        return self.verdict in (Verdict.DIFFERS, Verdict.ONLY_IN, Verdict.MISSING_IN)
+
+    def __lt__(self, other: Status) -> bool:  # tables sort statuses as their text reads
+        return str(self) < str(other)
+
+
+SAME = Status(Verdict.SAME)
+DIFFERS = Status(Verdict.DIFFERS)
+NOT_REPRESENTABLE = Status(Verdict.NOT_REPRESENTABLE)
+SET = Status(Verdict.SET)
+RENAMED = Status(Verdict.SAME, renamed=True)  # values agree once the old one is converted
+RENAMED_DIFFERS = Status(Verdict.DIFFERS, renamed=True)
+ABSENT = "—"
+NR = "n/r"
+FORMATS = ("text", "markdown", "csv", "json")
+
+
+class Row(NamedTuple):
+    """What the table says about one name, beside the sources' values."""
+
+    status: Status
+    category: str
+    display_name: str
+
+
+@dataclass
+class Comparison:
+    sources: list[Source]
+    rows: dict[str, Row]  # every name any source has, sorted
+    params: dict[str, dict[str, Param]]  # role -> name -> row, for provenance
+    metadata: Metadata | None
+    facts: list[tuple[str, Fact]] = field(default_factory=list)
+    warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
+    renames: dict[str, Pairing] = field(default_factory=dict)  # row name (the new one) -> pair
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (index: name; one float column per role, then status,
+        category, display_name). Built on first use: the CLI never needs pandas. A renamed
+        parameter's row is its new name, with old values converted to the new one's units."""
+        import pandas as pd
+
+        names = list(self.rows)
+        columns = {
+            role: pd.array(
+                [self.value(role, n) for n in names],
+                dtype="Float64",
+            )
+            for role in self.roles
+        }
+        return pd.DataFrame(
+            {
+                "name": names,
+                **columns,
+                "status": [str(r.status) for r in self.rows.values()],
+                "category": [r.category for r in self.rows.values()],
+                "display_name": [r.display_name for r in self.rows.values()],
+            }
+        ).set_index("name", drop=False)
+
+    @property
+    def roles(self) -> list[str]:
+        return [s.role for s in self.sources]
+
+    @cached_property
+    def _by_role(self) -> dict[str, Source]:
+        return {s.role: s for s in self.sources}
+
+    def source(self, role: str) -> Source:
+        return self._by_role[role]
+
+    def param(self, role: str, name: str) -> Param | None:
+        """The row's parameter as ``role`` states it (under its old name for a renamed row)."""
+        pairing = self.renames.get(name)
+        return self.params[role].get(pairing.name_in(role) if pairing else name)
+
+    def _meta(self, role: str) -> Metadata | None:
+        return self._by_role[role].metadata or self.metadata
+
+    def value(self, role: str, name: str) -> float | None:
+        """The row's value for ``role``, in the units of the row's (newest) name."""
+        pairing = self.renames.get(name)
+        if pairing is None:  # the common case, kept cheap: ~1,400 rows x every role
+            param = self.params[role].get(name)
+            return param.value if param is not None else None
+        param = self.params[role].get(pairing.name_in(role))
+        if param is None or param.name == name:
+            return param.value if param is not None else None
+        meta = self._meta(role)
+        return pairing.rename.conversion.apply(param.value, meta.get(param.name) if meta else None)
+
+    def shown_name(self, name: str) -> str:
+        """``SR0_EXTRA1 → MAV1_EXTRA1`` for a renamed row, else the name."""
+        pairing = self.renames.get(name)
+        return f"{pairing.rename.old} → {name}" if pairing else name
+
+    def renamed_from(self, name: str) -> Rename | None:
+        pairing = self.renames.get(name)
+        return pairing.rename if pairing else None
+
+    def cell(self, role: str, name: str) -> str:
+        """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``;
+        an old value that converts reads ``20000 cm → 200 m``."""
+        param = self.param(role, name)
+        src = self._by_role[role]
+        if param is None:
+            return ABSENT if src.file.can_represent(name) else NR
+        meta = self._meta(role)
+        text = meta.label(param.name, param.value) if meta else format_value(param.value)
+        pairing = self.renames.get(name)
+        if pairing is None or param.name == name or pairing.rename.conversion.identity:
+            return text
+        converted = pairing.rename.conversion.apply(
+            param.value, meta.get(param.name) if meta else None
+        )
+        new_meta = self._meta(pairing.new_roles[0])
+        label = new_meta.label(name, converted) if new_meta else format_value(converted)
+        return f"{text} → {label}"
+
+    def version_lines(self) -> list[str]:
+        out = []
+        for s in self.sources:
+            meta = f"metadata {s.metadata.file}" if s.metadata else "no metadata"
+            if s.metadata and s.firmware and s.metadata.firmware != s.firmware:
+                meta += f"; none pinned for {s.firmware}"
+            if s.version and s.version_origin != "header":
+                meta = f"{s.version_origin}; {meta}"
+            out.append(f"{s.role}: {s.version or 'no version header'} ({meta})")
+        versions = {s.role: s.version for s in self.sources if s.version}
+        if len(set(versions.values())) > 1:
+            out.append(
+                "VERSION MISMATCH: " + ", ".join(f"{role} says {v}" for role, v in versions.items())
+            )
+        out.extend(self.version_only_names())
+        return out
+
+    def version_only_names(self) -> list[str]:
+        """Names in this table that only one of the sources' firmware versions defines."""
+        metas: dict[str, Metadata] = {}
+        for s in self.sources:
+            if s.metadata is not None:
+                metas.setdefault(s.metadata.firmware, s.metadata)
+        if len(metas) < 2:
+            return []
+        out = []
+        names = list(self.rows)
+        for fw, meta in metas.items():
+            others = [m for f, m in metas.items() if f != fw]
+            only = [n for n in names if n in meta and not any(n in o for o in others)]
+            if only:
+                shown = ", ".join(only[:12]) + (
+                    f" (+{len(only) - 12} more)" if len(only) > 12 else ""
+                )
+                out.append(f"only firmware {fw} defines: {shown}")
+        return out
+
+
+def _status(values: dict[str, float | None], capable: list[str], n_sources: int) -> Status:
+    present = {r: v for r, v in values.items() if v is not None}
+    vals = list(present.values())
+    if any(not same_value(vals[0], v) for v in vals[1:]):
+        return DIFFERS
+    if n_sources == 1 and present:
+        return SET
+    if len(present) == len(capable):
+        return SAME if len(capable) > 1 else NOT_REPRESENTABLE
+    if len(present) == 1:
+        return Status(Verdict.ONLY_IN, (next(iter(present)),))
+    return Status(Verdict.MISSING_IN, tuple(r for r in capable if r not in present))
+
+
+def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
+    values = {}
+    capable = []
+    for s in comp.sources:
+        if s.file.can_represent(name):
+            capable.append(s.role)
+            values[s.role] = comp.value(s.role, name)
+    status = _status(values, capable, len(comp.sources))
+    info = None
+    for m in [comp.metadata, *(s.metadata for s in comp.sources)]:
+        if m is not None and (info := m.get(name)) is not None:
+            break
+    return Row(
+        Status(status.verdict, status.roles, renamed=name in comp.renames),
+        classifier.classify(name)[0] if classifier else "",
+        info.display_name if info else "",
+    )
+
+
+def compare(
+    sources: list[Source],
+    classifier: Classifier | None = None,
+    metadata: Metadata | None = None,
+    renames: dict[str, Rename] | None = None,
+) -> Comparison:
+    """The aligned table of ``sources`` (any number), one row per name any of them has.
+
+    A parameter ArduPilot renamed between the sources' firmware versions (``renames``, by
+    default paramdiff/data/renames.yaml) is one row under its new name, old values converted.
+    """
+    params = {s.role: s.file.params for s in sources}
+    meta = metadata or next((s.metadata for s in sources if s.metadata), None)
+    facts = [(s.role, f) for s in sources for f in s.file.facts]
+    warnings = [(s.role, w) for s in sources for w in s.file.warnings]
+    pairs = pair_renames(sources, renames)
+    comp = Comparison(sources, {}, params, meta, facts, warnings, pairs)
+    old_names = {p.rename.old for p in pairs.values()}
+    for name in sorted({n for s in sources for n in s.file.params} - old_names):
+        comp.rows[name] = _row(comp, name, classifier)
+    return comp
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def select(
+    comp: Comparison,
+    only_differences: bool = False,
+    categories: tuple[str, ...] = (),
+    params: tuple[str, ...] = (),
+) -> list[str]:
+    names = []
+    for name, (st, cat, _) in comp.rows.items():
+        if only_differences and st.verdict is Verdict.SAME:  # renamed rows that agree too
+            continue
+        if categories and cat not in categories:
+            continue
+        pairing = comp.renames.get(name)
+        both = (name, pairing.rename.old) if pairing else (name,)
+        if params and not any(fnmatch.fnmatchcase(n, g.upper()) for g in params for n in both):
+            continue
+        names.append(name)
+    return names

@@ -1,0 +1,47 @@
+"""Check a parameter set against the firmware's metadata: what ArduPilot would ignore or refuse."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.metadata import Metadata
+from ..model.params import Param, ParamFile
+from .classify import Classifier
+
+ERROR = "error"  # ArduPilot ignores or refuses the value
+WARNING = "warning"  # the metadata's range/enum/bits are advisory; ArduPilot stores the value
+
+
+@dataclass(frozen=True)
+class Problem:
+    param: Param
+    what: str
+    severity: str = WARNING
+
+    def __str__(self) -> str:
+        return f"{self.param.file}:{self.param.line}: {self.param.name} {self.what}"
+
+
+def validate(
+    params: ParamFile, metadata: Metadata, classifier: Classifier | None = None
+) -> list[Problem]:
+    out = []
+    for p in params.params.values():
+        meta = metadata.get(p.name)
+        if meta is None:
+            reason = classifier.script_reason(p.name) if classifier else None
+            if reason:
+                continue  # script-defined: exists only when the script runs; reported elsewhere
+            out.append(
+                Problem(
+                    p,
+                    f"is not a {metadata.firmware} parameter: ArduPilot would silently ignore it",
+                    ERROR,
+                )
+            )
+            continue
+        if meta.read_only:
+            out.append(Problem(p, "is read-only: the firmware will not take this value", ERROR))
+        for problem in meta.problems(p.value):
+            out.append(Problem(p, problem))
+    return out

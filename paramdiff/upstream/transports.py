@@ -1,0 +1,409 @@
+"""How bytes reach us: GitHub's raw-file host (https), git itself (git), or a mirror.
+
+Each transport answers two questions: which commit does a ref name now
+(``resolve``), and what bytes does a path hold at a commit (``get``). Verifying
+those bytes is fetch's job, not the transport's: a transport only reports the
+hashes its source claims, when it has any.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote, urlparse
+
+from ..errors import FetchError
+
+HEX40 = re.compile(r"^[0-9a-f]{40}$")
+RAW_BASE = "https://raw.githubusercontent.com"
+GIT_BASE = "https://github.com"
+
+
+class TransportError(FetchError):
+    """A transport failure; fetch adds which role, repo, ref and path it was for."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    data: bytes
+    blob: str | None = None  # git blob id the source claims, if it has one
+    sha256: str | None = None  # sha256 the source claims, if it has one
+
+
+class Transport(Protocol):
+    name: str
+
+    def resolve(self, repo: str, ref: str) -> str: ...
+
+    def get(self, repo: str, commit: str, path: str) -> Fetched: ...
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+@dataclass
+class HttpSettings:
+    connect_timeout: float = 5.0
+    read_timeout: float = 20.0
+    retries: int = 3
+    backoff: float = 0.5  # seconds; doubled after each failed attempt
+
+
+class HttpClient:
+    """GET with timeouts, retries with backoff on connection errors and 5xx, and a
+    truncation check against Content-Length."""
+
+    def __init__(self, settings: HttpSettings | None = None) -> None:
+        self.settings = settings or HttpSettings()
+        self._local = threading.local()
+
+    def _session(self) -> Any:
+        import requests
+
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            session.headers["User-Agent"] = "paramdiff"
+            self._local.session = session
+        return session
+
+    def get(self, url: str) -> bytes:
+        import requests
+
+        s = self.settings
+        last = "no attempt made"
+        for attempt in range(s.retries + 1):
+            if attempt:
+                time.sleep(s.backoff * (2 ** (attempt - 1)))
+            try:
+                resp = self._session().get(
+                    url, timeout=(s.connect_timeout, s.read_timeout), allow_redirects=True
+                )
+            except requests.Timeout:
+                last = f"timed out after {s.read_timeout:g}s"
+                continue
+            except requests.RequestException as exc:
+                if "IncompleteRead" in str(exc) or "Connection broken" in str(exc):
+                    last = "the body was truncated (connection closed early)"
+                elif isinstance(exc, requests.ConnectionError):
+                    last = f"connection failed ({_reason(exc)})"
+                else:
+                    last = f"request failed ({_reason(exc)})"
+                continue
+            if resp.status_code == 404:
+                raise TransportError(
+                    f"HTTP 404 for {url}",
+                    "check the repo, commit and path exist upstream (paths are case-sensitive)",
+                )
+            if resp.status_code >= 500:
+                last = f"HTTP {resp.status_code}"
+                continue
+            if resp.status_code != 200:
+                raise TransportError(f"HTTP {resp.status_code} for {url}", "check the URL")
+            body = resp.content
+            expected = resp.headers.get("Content-Length")
+            if expected is not None and expected.isdigit() and int(expected) != len(body):
+                last = f"the body was truncated ({len(body)} of {expected} bytes)"
+                continue
+            return body
+        raise TransportError(
+            f"GET {url} failed after {s.retries + 1} attempts: {last}",
+            "check the network (or the mirror) and run the command again",
+        )
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    for marker in ("Connection refused", "Name or service not known", "timed out"):
+        if marker in text:
+            return marker
+    return text.splitlines()[0][:160] if text else type(exc).__name__
+
+
+# --------------------------------------------------------------------------- git helpers
+
+
+def _git() -> Any:
+    import git
+
+    return git.Git()
+
+
+def ls_remote(url: str, ref: str) -> str:
+    """Resolve ``ref`` on ``url`` with ``git ls-remote``; argument list only, ``--`` first."""
+    import git
+
+    if HEX40.match(ref):
+        return ref
+    try:
+        out = _git().execute(["git", "ls-remote", "--", url, ref])
+    except git.GitCommandError as exc:
+        raise TransportError(
+            f"git ls-remote {url} failed: {git_stderr(exc) or exc.status}",
+            "check the repository URL and the network",
+        ) from None
+    found: dict[str, str] = {}
+    for line in str(out).splitlines():
+        sha, _, name = line.partition("\t")
+        found[name] = sha
+    for name in (f"refs/tags/{ref}^{{}}", f"refs/heads/{ref}", f"refs/tags/{ref}", ref):
+        if name in found:
+            return found[name]
+    raise TransportError(
+        f"ref '{ref}' does not exist in {url}",
+        "check the branch or tag name in sources.yaml (or pin a 40-hex commit)",
+    )
+
+
+def git_stderr(exc: Any) -> str:
+    """git's complaint on one line (an error is one line). GitPython wraps stderr as
+    ``stderr: '...'``; git fetch over file:// prints the local and the remote side's
+    ``fatal:`` lines in whichever order they arrive, so those are sorted (the same
+    failure gives the same message)."""
+    text = str(getattr(exc, "stderr", "") or "").strip()
+    if text.startswith("stderr: '") and text.endswith("'"):
+        text = text[len("stderr: '") : -1]
+    lines = list(dict.fromkeys(" ".join(ln.split()) for ln in text.splitlines() if ln.strip()))
+    fatal = sorted(ln for ln in lines if ln.startswith(("fatal:", "error:")))
+    return "; ".join(fatal or lines)[:200]
+
+
+# --------------------------------------------------------------------------- transports
+
+
+class HttpsTransport:
+    """Raw files from GitHub (or any host with the same URL layout); refs via ls-remote."""
+
+    name = "https"
+
+    def __init__(
+        self,
+        raw_base: str = RAW_BASE,
+        git_base: str = GIT_BASE,
+        client: HttpClient | None = None,
+    ) -> None:
+        self.raw_base = raw_base.rstrip("/")
+        self.git_base = git_base.rstrip("/")
+        self.client = client or HttpClient()
+
+    def resolve(self, repo: str, ref: str) -> str:
+        return ls_remote(f"{self.git_base}/{repo}.git", ref)
+
+    def get(self, repo: str, commit: str, path: str) -> Fetched:
+        return Fetched(self.client.get(f"{self.raw_base}/{repo}/{commit}/{quote(path)}"))
+
+
+class GitTransport:
+    """Fetch just the pinned commit into a cached bare repository and read the blob with git.
+
+    For hosts without a raw-file endpoint. ``git_base`` may be ``file://`` only when
+    the user passed it explicitly (``--git-base``); sources.yaml cannot ask for it.
+    """
+
+    name = "git"
+
+    def __init__(self, cache_dir: Path, git_base: str = GIT_BASE) -> None:
+        self.cache_dir = cache_dir
+        self.git_base = git_base.rstrip("/")
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def url(self, repo: str) -> str:
+        return f"{self.git_base}/{repo}.git"
+
+    def resolve(self, repo: str, ref: str) -> str:
+        return ls_remote(self.url(repo), ref)
+
+    def _bare(self, repo: str) -> Any:
+        import git
+
+        path = self.cache_dir / "git" / f"{repo}.git"
+        if not (path / "HEAD").exists():
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                return git.Repo.init(path, bare=True)
+            except OSError as exc:
+                raise TransportError(
+                    f"cannot create the git cache at {path}: {exc.strerror}",
+                    "make the cache directory writable or pass --cache-dir",
+                ) from None
+        return git.Repo(path)
+
+    def get(self, repo: str, commit: str, path: str) -> Fetched:
+        import git
+
+        with self._guard:
+            lock = self._locks.setdefault(repo, threading.Lock())
+        with lock:
+            bare = self._bare(repo)
+            try:
+                bare.git.execute(["git", "cat-file", "-e", f"{commit}^{{commit}}"])
+            except git.GitCommandError:
+                try:
+                    bare.git.execute(
+                        ["git", "fetch", "--quiet", "--depth=1", "--", self.url(repo), commit]
+                    )
+                except git.GitCommandError as exc:
+                    raise TransportError(
+                        f"git fetch of {commit} from {self.url(repo)} failed: {git_stderr(exc)}",
+                        "check the commit exists upstream and the host allows fetching it",
+                    ) from None
+            try:
+                blob = bare.git.execute(["git", "rev-parse", "--verify", f"{commit}:{path}"])
+                data = bare.git.execute(
+                    ["git", "cat-file", "blob", str(blob).strip()],
+                    stdout_as_string=False,
+                    strip_newline_in_stdout=False,
+                )
+            except git.GitCommandError:
+                raise TransportError(
+                    f"{path} does not exist at commit {commit[:12]}",
+                    "check the path in sources.yaml against the repository at that commit",
+                ) from None
+        return Fetched(bytes(data), blob=str(blob).strip())
+
+    def commits_touching(self, repo: str, ref: str, paths: list[str]) -> list[dict[str, str]]:
+        """Every commit on ``ref`` that changed any of ``paths``, newest first (sha, date,
+        subject).
+
+        Fetches the ref's full history into the cached bare repository (blobs are read
+        later, one per commit, by ``get``).
+        """
+        import git
+
+        with self._guard:
+            lock = self._locks.setdefault(repo, threading.Lock())
+        with lock:
+            bare = self._bare(repo)
+            deepen = ["--unshallow"] if (Path(bare.git_dir) / "shallow").exists() else []
+            try:
+                bare.git.execute(["git", "fetch", "--quiet", *deepen, "--", self.url(repo), ref])
+                out = bare.git.execute(
+                    ["git", "log", "--format=%H%x1f%cI%x1f%s", "FETCH_HEAD", "--", *paths]
+                )
+            except git.GitCommandError as exc:
+                raise TransportError(
+                    f"git history of {repo} {ref} from {self.url(repo)} failed: {git_stderr(exc)}",
+                    "check the ref exists upstream and the host allows fetching it",
+                ) from None
+        commits = []
+        for line in str(out).splitlines():
+            sha, date, subject = line.split("\x1f", 2)
+            commits.append({"sha": sha, "date": date, "subject": subject})
+        return commits
+
+
+class MirrorTransport:
+    """A mirror laid out like raw.githubusercontent.com, with MANIFEST.json beside ``raw/``.
+
+    ``base`` is a directory or an http(s) URL. The manifest supplies branch heads
+    (for resolve) and blob ids and sha256 (claims fetch verifies).
+    """
+
+    name = "mirror"
+
+    def __init__(self, base: str, client: HttpClient | None = None) -> None:
+        self.base = base.rstrip("/")
+        scheme = urlparse(self.base).scheme
+        self.is_http = scheme in ("http", "https")
+        if not self.is_http and scheme not in ("", "file"):
+            raise FetchError(
+                f"unsupported mirror URL scheme '{scheme}:' in {base}",
+                "pass a directory or an http(s) URL to --mirror",
+            )
+        if scheme == "file":
+            self.base = urlparse(self.base).path
+        self.client = client or HttpClient()
+        self._manifest: dict[str, Any] | None = None
+        self._guard = threading.Lock()
+
+    def _read(self, rel: str) -> bytes:
+        if self.is_http:
+            return self.client.get(f"{self.base}/{quote(rel)}")
+        root = Path(self.base).resolve()
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root):
+            raise TransportError(f"{rel} escapes the mirror", "fix the path")
+        try:
+            return target.read_bytes()
+        except FileNotFoundError:
+            raise TransportError(
+                f"{target} does not exist in the mirror", "refresh the mirror or check the path"
+            ) from None
+        except OSError as exc:
+            raise TransportError(
+                f"cannot read {target}: {exc.strerror}", "check the mirror"
+            ) from None
+
+    def manifest(self) -> dict[str, Any]:
+        with self._guard:
+            if self._manifest is None:
+                try:
+                    data = self._read("MANIFEST.json")
+                except TransportError as exc:
+                    raise TransportError(
+                        f"mirror {self.base} has no readable MANIFEST.json ({exc.what})",
+                        "point --mirror / PARAMDIFF_MIRROR at the folder holding MANIFEST.json "
+                        "and raw/",
+                    ) from None
+                try:
+                    self._manifest = json.loads(data)
+                except ValueError:
+                    raise TransportError(
+                        f"{self.base}/MANIFEST.json is not JSON", "refresh the mirror"
+                    ) from None
+            return self._manifest
+
+    def _repo(self, repo: str) -> dict[str, Any]:
+        entry = self.manifest().get(repo)
+        if entry is None:
+            raise TransportError(
+                f"the mirror at {self.base} does not carry {repo}",
+                "add the repository to the mirror or use the https transport",
+            )
+        return entry
+
+    def resolve(self, repo: str, ref: str) -> str:
+        if HEX40.match(ref):
+            return ref
+        branches = self._repo(repo).get("branches") or {}
+        if ref not in branches:
+            known = ", ".join(sorted(branches)) or "none recorded"
+            raise TransportError(
+                f"ref '{ref}' does not exist in the mirror's {repo} (branches: {known})",
+                "check the ref in sources.yaml, or pin a 40-hex commit",
+            )
+        return str(branches[ref])
+
+    def get(self, repo: str, commit: str, path: str) -> Fetched:
+        info = (self._repo(repo).get("files") or {}).get(commit, {}).get(path)
+        if info is None:
+            raise TransportError(
+                f"{path} does not exist at commit {commit[:12]} in the mirror",
+                "check the path in sources.yaml against the repository at that commit",
+            )
+        data = self._read(f"raw/{repo}/{commit}/{path}")
+        return Fetched(data, blob=info.get("blob"), sha256=info.get("sha256"))
+
+    def commits(self, repo: str) -> list[dict[str, Any]]:
+        """The repository's commits, newest first (for history)."""
+        return list(self._repo(repo).get("commits") or [])
+
+    def commits_touching(self, repo: str, ref: str, paths: list[str]) -> list[dict[str, str]]:
+        """The mirrored commits that hold ``paths[0]``, newest first (sha, date, subject).
+
+        The MANIFEST lists what was mirrored, not what changed: callers skip commits whose
+        bytes did not move."""
+        return [
+            {"sha": c["sha"], "date": c["date"], "subject": c["subject"]}
+            for c in self.commits(repo)
+            if paths[0] in self.paths_at(repo, c["sha"])
+        ]
+
+    def paths_at(self, repo: str, commit: str) -> dict[str, Any]:
+        return dict((self._repo(repo).get("files") or {}).get(commit, {}))

@@ -1,0 +1,360 @@
+"""SDF includes and channel roles from geometry, on small models written here (no ../shared).
+
+The expected roles are ArduPilot's, re-implemented in paramdiff.stages.geometry from
+AP_MotorsMatrix::setup_quad_matrix and AP_Motors6DOF::setup_motors; these fixtures place the
+actuators independently (by hand, in the Gazebo model frame), so a wrong frame conversion or
+pose composition fails here.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from paramdiff.errors import InputError
+from paramdiff.parse.sdf_include import (
+    load_model,
+    local_resolver,
+    repo_include_paths,
+    repo_resolver,
+)
+from paramdiff.render.svg import render_svg
+from paramdiff.stages.geometry import ModelCheck, check_model, output_functions
+
+PLUGIN = """
+    <plugin name="ArduPilotPlugin" filename="ArduPilotPlugin">
+{controls}
+    </plugin>"""
+CONTROL = """      <control channel="{ch}">
+        <jointName>{joint}</jointName>
+        <multiplier>{mult}</multiplier>
+        <offset>{offset}</offset>
+        <servo_min>1100</servo_min>
+        <servo_max>1900</servo_max>
+        <type>{type}</type>
+      </control>"""
+
+QUAD = {"FRAME_CLASS": 1.0, "FRAME_TYPE": 1.0, "MOT_PWM_MIN": 1100.0, "MOT_PWM_MAX": 1900.0}
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def quad_frame(arm: float = 0.25) -> str:
+    """Rotors in a nested model yawed +90° inside a model the vehicle includes yawed -90°:
+    only when both rotations are applied do the rotors land where they are written (rotor_fr
+    front-right, rotor_bl back-left, rotor_fl front-left, rotor_br back-right)."""
+    spots = {"fr": (arm, -arm), "bl": (-arm, arm), "fl": (arm, arm), "br": (-arm, -arm)}
+    links = []
+    for name, (x, y) in spots.items():
+        links.append(
+            f'<link name="rotor_{name}"><pose>{x:.3f} {y:.3f} 0.05 0 0 0</pose></link>'
+            f'<joint name="rotor_{name}_joint" type="revolute"><parent>base</parent>'
+            f"<child>rotor_{name}</child><axis><xyz>0 0 1</xyz></axis></joint>"
+        )
+    return (
+        '<?xml version="1.0"?>\n<sdf version="1.9"><model name="quad_frame">'
+        '<link name="base"/><model name="arms"><pose degrees="true">0 0 0 0 0 90</pose>'
+        '<link name="base"/>' + "".join(links) + "</model></model></sdf>\n"
+    )
+
+
+def quad_vehicle(signs: dict[str, int], joints: list[str] | None = None) -> str:
+    order = joints or ["rotor_fr", "rotor_bl", "rotor_fl", "rotor_br"]
+    controls = "\n".join(
+        CONTROL.format(
+            ch=i,
+            joint=f"frame::arms::{name}_joint",
+            mult=838 * signs.get(name, 1),
+            offset=0,
+            type="VELOCITY",
+        )
+        for i, name in enumerate(order)
+    )
+    return (
+        '<?xml version="1.0"?>\n<sdf version="1.9"><model name="quad">'
+        "<include><uri>model://quad_frame</uri><name>frame</name>"
+        '<pose degrees="true">0 0 0.1 0 0 -90</pose></include>'
+        + PLUGIN.format(controls=controls)
+        + "</model></sdf>\n"
+    )
+
+
+# Quad X: Motor1 front-right CCW, Motor2 back-left CCW, Motor3 front-left CW, Motor4 back-right CW.
+GOOD_SIGNS = {"rotor_fr": 1, "rotor_bl": 1, "rotor_fl": -1, "rotor_br": -1}
+
+
+def quad(tmp_path: Path, signs: dict[str, int], joints: list[str] | None = None) -> Path:
+    write(tmp_path / "models/quad_frame/model.sdf", quad_frame())
+    return write(tmp_path / "models/quad/model.sdf", quad_vehicle(signs, joints))
+
+
+def run(
+    model: Path, params: dict[str, float], vehicle: str | None, roles: dict[str, int] | None = None
+) -> ModelCheck:
+    return check_model(
+        model.read_bytes(), model.as_posix(), local_resolver({}), params, roles or {}, vehicle, None
+    )
+
+
+def test_include_places_scopes_and_composes_poses(tmp_path: Path) -> None:
+    model = quad(tmp_path, GOOD_SIGNS)
+    tree = load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    fr = tree.links["frame::arms::rotor_fr"].pose
+    assert [round(c, 6) for c in fr.p] == [0.25, -0.25, 0.15]
+    joint = tree.joints["frame::arms::rotor_fl_joint"]
+    assert joint.child == "frame::arms::rotor_fl"
+    assert [round(c, 6) for c in joint.axis] == [0.0, 0.0, 1.0]
+    assert tree.includes == [(tmp_path / "models/quad_frame/model.sdf").as_posix()]
+
+
+def test_relative_to_and_expressed_in(tmp_path: Path) -> None:
+    model = write(
+        tmp_path / "m/model.sdf",
+        '<sdf version="1.9"><model name="m">'
+        '<link name="a"><pose degrees="true">1 0 0 0 0 90</pose></link>'
+        '<link name="b"><pose relative_to="a">1 0 0 0 0 0</pose></link>'
+        '<joint name="j" type="revolute"><parent>a</parent><child>b</child>'
+        "<axis><xyz>1 0 0</xyz></axis></joint>"
+        '<joint name="k" type="revolute"><parent>a</parent><child>b</child>'
+        '<axis><xyz expressed_in="__model__">1 0 0</xyz></axis></joint>'
+        "</model></sdf>",
+    )
+    tree = load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert [round(c, 6) for c in tree.links["b"].pose.p] == [1.0, 1.0, 0.0]
+    assert [round(c, 6) for c in tree.joints["j"].axis] == [0.0, 1.0, 0.0]
+    assert [round(c, 6) for c in tree.joints["k"].axis] == [1.0, 0.0, 0.0]
+
+
+def test_missing_include_names_the_file_and_line(tmp_path: Path) -> None:
+    model = write(
+        tmp_path / "models/v/model.sdf",
+        '<sdf version="1.9"><model name="v">\n\n  <include>\n'
+        "    <uri>model://nowhere</uri>\n  </include>\n</model></sdf>\n",
+    )
+    with pytest.raises(InputError) as err:
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert str(err.value).startswith(
+        f"{model.as_posix()}:3: <include> model://nowhere not found (looked in "
+        f"{(tmp_path / 'models/nowhere/model.sdf').as_posix()})"
+    )
+
+
+def test_cyclic_include_names_the_file_and_line(tmp_path: Path) -> None:
+    a = write(
+        tmp_path / "models/a/model.sdf",
+        '<sdf version="1.9"><model name="a">\n<include><uri>model://b</uri></include>\n'
+        "</model></sdf>\n",
+    )
+    b = write(
+        tmp_path / "models/b/model.sdf",
+        '<sdf version="1.9"><model name="b">\n\n<include><uri>model://a</uri></include>\n'
+        "</model></sdf>\n",
+    )
+    with pytest.raises(InputError) as err:
+        load_model(a.read_bytes(), a.as_posix(), local_resolver({}))
+    assert str(err.value).startswith(
+        f"{b.as_posix()}:3: <include> model://a includes itself "
+        f"({a.as_posix()} -> {b.as_posix()} -> {a.as_posix()})"
+    )
+
+
+def test_gz_sim_resource_path_after_the_sibling_folders(tmp_path: Path) -> None:
+    write(tmp_path / "elsewhere/quad_frame/model.sdf", quad_frame())
+    model = write(tmp_path / "models/quad/model.sdf", quad_vehicle(GOOD_SIGNS))
+    env = {"GZ_SIM_RESOURCE_PATH": f"{tmp_path / 'empty'}:{tmp_path / 'elsewhere'}"}
+    tree = load_model(model.read_bytes(), model.as_posix(), local_resolver(env))
+    assert tree.includes == [(tmp_path / "elsewhere/quad_frame/model.sdf").as_posix()]
+    write(tmp_path / "models/quad_frame/model.sdf", quad_frame(arm=0.3))
+    tree = load_model(model.read_bytes(), model.as_posix(), local_resolver(env))
+    assert tree.includes == [(tmp_path / "models/quad_frame/model.sdf").as_posix()]
+
+
+def test_repo_includes_are_sibling_model_folders() -> None:
+    data = quad_vehicle(GOOD_SIGNS).encode()
+    assert repo_include_paths("models/quad/model.sdf", data) == ["models/quad_frame/model.sdf"]
+    resolve = repo_resolver("models/quad/model.sdf", {})
+    with pytest.raises(InputError, match="not among the files fetched"):
+        resolve("quad_frame", "models/quad/model.sdf", 1)
+
+
+def test_quad_x_matches_setup_quad_matrix(tmp_path: Path) -> None:
+    result = run(quad(tmp_path, GOOD_SIGNS), QUAD, "ArduCopter")
+    assert result.findings == []
+    assert [v.function for v in result.geometry.views] == [33.0, 34.0, 35.0, 36.0]
+    assert [v.spin for v in result.geometry.views] == [1, 1, -1, -1]  # CCW, CCW, CW, CW
+    # SERVO1..4_FUNCTION unset: the firmware assigns Motor1..4 at boot.
+    assert len(result.geometry.notes) == 4
+
+
+def test_swapped_spin_names_the_motors_and_their_spin(tmp_path: Path) -> None:
+    signs = {**GOOD_SIGNS, "rotor_fr": -1, "rotor_fl": 1}
+    found = [str(f) for f in run(quad(tmp_path, signs), QUAD, "ArduCopter").findings]
+    assert len(found) == 2
+    assert found[0].startswith("channel 0 (frame::arms::rotor_fr_joint, SERVO1): Motor1 spins")
+    assert "spinning clockwise seen from above" in found[0]
+    assert "QUAD X spins counter-clockwise" in found[0]
+    assert found[1].startswith("channel 2 (frame::arms::rotor_fl_joint, SERVO3): Motor3 spins")
+    assert "spinning counter-clockwise seen from above" in found[1]
+
+
+def test_swapped_rotors_point_at_the_right_joint(tmp_path: Path) -> None:
+    order = ["rotor_fl", "rotor_bl", "rotor_fr", "rotor_br"]
+    result = run(quad(tmp_path, GOOD_SIGNS, order), QUAD, "ArduCopter")
+    fixes = {f.channel: f.fix for f in result.findings}
+    assert fixes[0] == "<jointName>frame::arms::rotor_fr_joint</jointName>"
+    assert fixes[2] == "<jointName>frame::arms::rotor_fl_joint</jointName>"
+    assert "that is where QUAD X puts Motor3" in str(result.findings[0])
+
+
+def test_copter_motor_range_is_mot_pwm_else_the_throttle_channel(tmp_path: Path) -> None:
+    params = {"FRAME_CLASS": 1.0, "FRAME_TYPE": 1.0, "RC3_MIN": 1000.0, "RC3_MAX": 2000.0}
+    found = [str(f) for f in run(quad(tmp_path, GOOD_SIGNS), params, "ArduCopter").findings]
+    assert len(found) == 4
+    assert "vs motor PWM range 1000–2000 (MOT_PWM_MIN/MAX unset: RC3_MIN/MAX" in found[0]
+
+
+def test_boot_assignment_skips_outputs_already_used() -> None:
+    functions, notes = output_functions(
+        {"SERVO1_FUNCTION": 0.0, "SERVO2_FUNCTION": 33.0}, "ArduCopter", 4
+    )
+    assert functions == {1: 0.0, 2: 33.0, 3: 35.0, 4: 36.0}
+    assert sorted(notes) == [3, 4]
+    assert output_functions({}, "Rover", 4) == ({}, {})
+
+
+def boat(tmp_path: Path, port_joint: str, mult_port: int = 70) -> Path:
+    """Port thruster on channel 0, starboard on channel 2; the link poses make the joint axis
+    (0 0 -1) point forward, as in the SITL_Models BlueBoat."""
+    links = ""
+    for side, y in (("stbd", -0.295), ("port", 0.295)):
+        joint = port_joint if side == "port" else "right_joint"
+        links += (
+            f'<link name="{side}_link"><pose degrees="true">-0.488 {y} -0.272 -90 0 90</pose>'
+            f'</link><joint name="{joint}" type="revolute"><parent>base</parent>'
+            f"<child>{side}_link</child><axis><xyz>0 0 -1</xyz></axis></joint>"
+        )
+    controls = "\n".join(
+        [
+            CONTROL.format(ch=0, joint=port_joint, mult=mult_port, offset=-0.5, type="COMMAND"),
+            CONTROL.format(ch=2, joint="right_joint", mult=70, offset=-0.5, type="COMMAND"),
+        ]
+    )
+    return write(
+        tmp_path / "boat/model.sdf",
+        f'<sdf version="1.9"><model name="boat"><link name="base"/>{links}'
+        + PLUGIN.format(controls=controls)
+        + "</model></sdf>",
+    )
+
+
+BOAT = {"SERVO1_FUNCTION": 74.0, "SERVO3_FUNCTION": 73.0}
+
+
+def test_skid_steer_roles_from_geometry_whatever_the_joint_names(tmp_path: Path) -> None:
+    result = run(boat(tmp_path, "thing_a"), BOAT, "Rover")
+    found = [str(f) for f in result.findings if "FUNCTION" in str(f)]
+    assert found[0].startswith(
+        "channel 0 (thing_a, SERVO1): geometry: drives thing_a, the port thruster"
+    )
+    assert "which ArduPilot drives as 73; parameters: SERVO1_FUNCTION is 74" in found[0]
+    assert result.findings[0].fix == "<jointName>right_joint</jointName>"
+    good = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0}
+    assert run(boat(tmp_path, "thing_a"), good, "Rover").findings == []
+
+
+def test_skid_steer_thrust_backwards(tmp_path: Path) -> None:
+    good = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0}
+    found = run(boat(tmp_path, "p", mult_port=-70), good, "Rover").findings
+    assert len(found) == 1 and "so the thruster pushes backwards" in str(found[0])
+    assert found[0].fix == "<multiplier>70</multiplier>"
+    # SERVO1_REVERSED compensates the negative multiplier: forward again.
+    assert run(boat(tmp_path, "p", -70), {**good, "SERVO1_REVERSED": 1.0}, "Rover").findings == []
+
+
+def test_joint_roles_cross_check_against_geometry(tmp_path: Path) -> None:
+    good = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0}
+    roles = {"p": 74, "right_joint": 74}
+    found = run(boat(tmp_path, "p"), good, "Rover", roles).findings
+    assert [f.fix for f in found] == ["joint_roles: {p: 73}"]
+
+
+# A BlueROV2 Heavy layout written by hand in the Gazebo frame (x forward, y left, z up):
+# horizontal thrusters at 45°, pushing for a positive command as bluerov2_gz's do.
+HEAVY = [
+    ((0.14, -0.092, 0.0), (-1, -1, 0)),
+    ((0.14, 0.092, 0.0), (-1, 1, 0)),
+    ((-0.15, -0.092, 0.0), (1, -1, 0)),
+    ((-0.15, 0.092, 0.0), (1, 1, 0)),
+    ((0.118, -0.215, 0.064), (0, 0, -1)),
+    ((0.118, 0.215, 0.064), (0, 0, -1)),
+    ((-0.118, -0.215, 0.064), (0, 0, -1)),
+    ((-0.118, 0.215, 0.064), (0, 0, -1)),
+]
+
+
+def heavy(tmp_path: Path, flip: int | None = None) -> Path:
+    body, controls = "", []
+    for i, ((x, y, z), axis) in enumerate(HEAVY, 1):
+        norm = math.sqrt(sum(a * a for a in axis))
+        xyz = " ".join(f"{a / norm:.6f}" for a in axis)
+        body += (
+            f'<link name="t{i}"><pose>{x} {y} {z} 0 0 0</pose></link>'
+            f'<joint name="t{i}_joint" type="revolute"><parent>base</parent><child>t{i}</child>'
+            f"<axis><xyz>{xyz}</xyz></axis></joint>"
+        )
+        mult = -100 if flip == i else 100
+        controls.append(
+            CONTROL.format(ch=i - 1, joint=f"t{i}_joint", mult=mult, offset=-0.5, type="COMMAND")
+        )
+    return write(
+        tmp_path / "rov/model.sdf",
+        f'<sdf version="1.9"><model name="rov"><link name="base"/>{body}'
+        + PLUGIN.format(controls="\n".join(controls))
+        + "</model></sdf>",
+    )
+
+
+SUB = {"FRAME_CONFIG": 2.0, **{f"SERVO{i}_FUNCTION": 32.0 + i for i in range(1, 9)}}
+
+
+def test_vectored_6dof_matches_ap_motors6dof(tmp_path: Path) -> None:
+    result = run(heavy(tmp_path), SUB, "ArduSub")
+    assert result.findings == []
+    assert [v.expected for v in result.geometry.views] == list(range(33, 41))
+
+
+def test_vectored_6dof_reversed_thruster(tmp_path: Path) -> None:
+    found = run(heavy(tmp_path, flip=5), SUB, "ArduSub").findings
+    assert len(found) == 1
+    assert str(found[0]).startswith("channel 4 (t5_joint, SERVO5): Motor5 pushes the wrong way")
+    assert "factors roll 1, pitch -1, throttle -1" in str(found[0])
+    assert found[0].fix == "<multiplier>100</multiplier>"
+    # MOT_5_DIRECTION -1 is ArduSub's own way to reverse it.
+    assert run(heavy(tmp_path, flip=5), {**SUB, "MOT_5_DIRECTION": -1.0}, "ArduSub").findings == []
+
+
+def test_vectored_6dof_swapped_outputs(tmp_path: Path) -> None:
+    params = {**SUB, "SERVO5_FUNCTION": 38.0, "SERVO6_FUNCTION": 37.0}
+    found = run(heavy(tmp_path), params, "ArduSub").findings
+    assert [f.fix for f in found] == [
+        "<jointName>t6_joint</jointName>",
+        "<jointName>t5_joint</jointName>",
+    ]
+    assert "that fits Motor5 of vectored 6DOF" in str(found[0])
+
+
+def test_svg_is_deterministic_and_marks_findings(tmp_path: Path) -> None:
+    signs = {**GOOD_SIGNS, "rotor_fr": -1}
+    result = run(quad(tmp_path, signs), QUAD, "ArduCopter")
+    first = "\n".join(render_svg("quad", result.geometry))
+    assert first == "\n".join(render_svg("quad", result.geometry))
+    assert first.startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    assert first.count("#c62828") >= 2  # the mismatched rotor is drawn red
+    assert "findings [1]" in first and "SERVO1 · 33" in first
+    assert "1 of 4 channel(s) with findings" in first

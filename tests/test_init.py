@@ -1,0 +1,134 @@
+"""`paramdiff init PROFILE`: a starter project in another (empty) git repository."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+from conftest import ROOT, location_args, tree_bytes
+
+from paramdiff.cli import main
+from paramdiff.config.sources import load_config
+from paramdiff.config.starter import shipped, shipped_profiles
+
+SEED_DERIVED = "blueboat_gazebo/params/blueboat_sitl.params"
+
+
+def invoke(*args: str) -> object:
+    return CliRunner().invoke(main, list(args))
+
+
+def test_package_data_is_this_repositorys_profiles() -> None:
+    """init's data is shipped in the package; it must be the profiles this repository keeps."""
+    assert shipped("sources.yaml") == (ROOT / "sources.yaml").read_bytes()
+    for overlay in (ROOT / "overlays").glob("*.yaml"):
+        assert shipped(f"overlays/{overlay.name}") == overlay.read_bytes(), overlay.name
+    assert shipped_profiles() == ["blueboat", "bluerov2_heavy", "holybro_x500"]
+
+
+def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
+    """setuptools copies the starter files into the built package (what a wheel holds)."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "paramdiff", src / "paramdiff")
+    for name in ("setup.cfg", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    done = subprocess.run(
+        [sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+         "--build-lib", str(tmp_path / "lib")],
+        cwd=src, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = tmp_path / "lib" / "paramdiff" / "data"
+    assert sorted(p.relative_to(data).as_posix() for p in data.rglob("*.yaml")) == [
+        "overlays/blueboat_sitl.yaml",
+        "overlays/bluerov2_heavy_sitl.yaml",
+        "overlays/holybro_x500_sitl.yaml",
+        "renames.yaml",  # the renames compare pairs (paramdiff/stages/renames.py)
+        "sources.yaml",
+    ]
+
+
+def test_init_writes_one_profile_with_the_derived_path_adjusted(tmp_path: Path) -> None:
+    out = invoke("init", "blueboat", "--derived", SEED_DERIVED, "--root", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[:2] == [
+        "sources.yaml written",
+        "overlays/blueboat_sitl.yaml written",
+    ]
+    config = load_config(tmp_path)
+    assert list(config.profiles) == ["blueboat"]
+    profile = config.profiles["blueboat"]
+    assert profile.derived == SEED_DERIVED
+    assert profile.overlay == "overlays/blueboat_sitl.yaml"
+    assert sorted(profile.pins) == ["4.6", "4.7"]
+    ours = load_config(ROOT)
+    assert [c.name for c in config.categories] == [c.name for c in ours.categories]
+    for pin, specs in ours.profiles["blueboat"].pins.items():
+        assert {r: (s.repo, s.ref, s.path, s.format) for r, s in profile.pins[pin].items()} == {
+            r: (s.repo, s.ref, s.path, s.format) for r, s in specs.items()
+        }
+    assert (tmp_path / "overlays/blueboat_sitl.yaml").read_bytes() == (
+        ROOT / "overlays/blueboat_sitl.yaml"
+    ).read_bytes()
+
+
+def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "overlays").mkdir()
+    (tmp_path / "overlays/blueboat_sitl.yaml").write_text("mine\n")
+    before = tree_bytes(tmp_path)
+    out = invoke("init", "blueboat", "--root", str(tmp_path))
+    assert out.exit_code == 2
+    assert out.output.strip() == (
+        "Error: overlays/blueboat_sitl.yaml: already exists; paramdiff init never overwrites "
+        "— remove or rename overlays/blueboat_sitl.yaml, or run paramdiff init in another "
+        "directory"
+    )
+    assert tree_bytes(tmp_path) == before  # sources.yaml was not written either
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (
+            ["no_such_boat"],
+            "Error: paramdiff ships no profile 'no_such_boat' — use one of: blueboat, "
+            "bluerov2_heavy, holybro_x500",
+        ),
+        (
+            ["blueboat", "--derived", "../elsewhere.params"],
+            "Error: --derived ../elsewhere.params is not a path inside the repository — give a "
+            "relative path without '..', e.g. blueboat_gazebo/params/blueboat_sitl.params",
+        ),
+    ],
+)
+def test_init_input_errors(tmp_path: Path, args: list[str], error: str) -> None:
+    out = invoke("init", *args, "--root", str(tmp_path))
+    assert (out.exit_code, out.output.strip()) == (2, error)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_then_fetch_derive_report_check_in_an_empty_git_repository(
+    upstream: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "seed"
+    git.Repo.init(root)
+    loc = location_args(root, tmp_path / "cache", upstream)
+    out = invoke("init", "blueboat", "--derived", SEED_DERIVED, "--root", str(root))
+    assert out.exit_code == 0, out.output
+    for cmd in (["fetch"], ["derive"], ["report"], ["check"]):
+        out = invoke(*cmd, *loc)
+        assert out.exit_code == 0, (cmd, out.output)
+    derived = (root / SEED_DERIVED).read_text()
+    assert f"--add-param-file={SEED_DERIVED}" in derived
+    # The same parameter lines as this repository's own derived file.
+    ours = (ROOT / "derived/blueboat_sitl.params").read_text()
+
+    def body(text: str) -> list[str]:
+        return [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+
+    assert body(derived) == body(ours)

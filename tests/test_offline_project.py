@@ -1,0 +1,236 @@
+"""A whole project without ../shared: metadata, frame defaults, layers, validate, report and
+check on small fixtures (tests/fixtures/offline), served from a local mirror."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import (
+    C1,
+    C2,
+    FIXTURES,
+    OVERLAY_YAML,
+    SOURCES_YAML,
+    build_mirror,
+    location_args,
+    small_upstream,
+    tree_bytes,
+)
+
+from paramdiff.cli import main
+
+OFFLINE = FIXTURES / "offline"
+AP = "cd" * 20  # the ardupilot and metadata repositories' one commit
+
+PROFILE_EXTRA = """\
+    frames:
+      rover-skid: [rover_defaults, rover_skid_defaults]
+    sitl_frame: rover-skid
+    sitl_vehicle: Rover
+"""
+ROLES_EXTRA = f"""\
+        metadata: {{repo: acme/meta, ref: main, path: Rover-4.7/apm.pdef.json, format: pdef}}
+        rover_defaults: {{repo: acme/ardupilot, ref: {AP}, path: rover.parm, format: params}}
+        rover_skid_defaults:
+          {{repo: acme/ardupilot, ref: {AP}, path: rover-skid.parm, format: params}}
+"""
+
+
+def offline_sources() -> str:
+    text = SOURCES_YAML.replace("    pins:\n", PROFILE_EXTRA + "    pins:\n")
+    return text + ROLES_EXTRA
+
+
+def offline_upstream() -> dict[str, dict[str, object]]:
+    repos = small_upstream()
+    one = [{"sha": AP, "parents": [], "date": "2026-03-01T00:00:00Z", "subject": "defaults"}]
+    repos["acme/meta"] = {
+        "branches": {"main": AP},
+        "commits": one,
+        "files": {AP: {"Rover-4.7/apm.pdef.json": (OFFLINE / "meta.pdef.json").read_bytes()}},
+    }
+    repos["acme/ardupilot"] = {
+        "branches": {},
+        "commits": one,
+        "files": {
+            AP: {
+                "rover.parm": (OFFLINE / "rover.parm").read_bytes(),
+                "rover-skid.parm": (OFFLINE / "rover-skid.parm").read_bytes(),
+            }
+        },
+    }
+    return repos
+
+
+@pytest.fixture
+def offline(tmp_path: Path) -> tuple[Path, list[str]]:
+    """The small boat project with metadata and frame defaults, fetched."""
+    root = tmp_path / "project"
+    (root / "overlays").mkdir(parents=True)
+    (root / "sources.yaml").write_text(offline_sources())
+    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
+    build_mirror(tmp_path / "mirror", offline_upstream())
+    loc = location_args(root, tmp_path / "cache", tmp_path / "mirror")
+    result = invoke("fetch", *loc)
+    assert result.exit_code == 0, result.output
+    return root, loc
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def generate(loc: list[str]) -> None:
+    for command in ("derive", "report"):
+        result = invoke(command, *loc)
+        assert result.exit_code == 0, result.output
+
+
+def test_check_passes_with_metadata_and_frame_defaults(offline: tuple[Path, list[str]]) -> None:
+    root, loc = offline
+    generate(loc)
+    result = invoke("check", *loc)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert (
+        "ok    boat 1.0: derived/boat_sitl.params validates against Rover-4.7/apm.pdef.json"
+        in lines
+    )
+    assert "ok    boat 1.0: no frame default of rover-skid survives unchosen" in lines
+    assert lines[-1] == "check passed"
+    derived = (root / "derived/boat_sitl.params").read_text()
+    assert (
+        "sim_vehicle.py -v Rover -f rover-skid --add-param-file=derived/boat_sitl.params" in derived
+    )
+    assert "They set SERVO1_FUNCTION 73 / SERVO3_FUNCTION 74." in derived
+    report = (root / "reports/boat-1.0.md").read_text()
+    assert "rover.parm → rover-skid.parm → boat_sitl.params; the last file wins." in report
+
+
+def test_layers_show_what_sitl_runs(offline: tuple[Path, list[str]]) -> None:
+    _, loc = offline
+    result = invoke("layers", *loc)
+    assert result.exit_code == 0, result.output
+    rows = {ln.split()[0]: ln.split() for ln in result.output.splitlines() if ln[:1].isupper()}
+    # The derived file overrides the frame's outputs with the real boat's (at its own line,
+    # which moves with the header).
+    derived = invoke("derive", "-o", "-", *loc).output.splitlines()
+    line = 1 + next(i for i, ln in enumerate(derived) if ln.startswith("SERVO1_FUNCTION"))
+    assert rows["SERVO1_FUNCTION"][:3] == ["SERVO1_FUNCTION", "74", f"boat_sitl.params:{line}"]
+    # ... and names the source line its value came from.
+    assert rows["SERVO1_FUNCTION"][3:5] == ["(from", "hardware:8)"]
+    assert "73 @ rover-skid.parm:2" in " ".join(rows["SERVO1_FUNCTION"])
+    # A frame default nobody overrides survives, in a category the derived file leaves out.
+    assert rows["SIM_TIDE_DIR"][:3] == ["SIM_TIDE_DIR", "90", "rover.parm:4"]
+    assert result.output.splitlines()[-1].startswith("0 frame default(s) differ")
+
+
+def test_a_frame_default_left_unchosen_fails_check_with_the_fix(
+    offline: tuple[Path, list[str]],
+) -> None:
+    root, loc = offline
+    overlay = root / "overlays/boat.yaml"
+    overlay.write_text(
+        overlay.read_text().replace(
+            "    - {category: script, reason: no scripts in SITL}\n",
+            "    - {category: script, reason: no scripts in SITL}\n"
+            "    - {params: [CRUISE_THROTTLE], reason: tuned per hull}\n",
+        )
+    )
+    generate(loc)
+    result = invoke("check", *loc)
+    assert result.exit_code == 1
+    assert (
+        "layers: CRUISE_THROTTLE runs 40 from rover-skid.parm:4 (frame default) but the "
+        "hardware sets 16 (boats/hw.params:19)" in result.output
+    )
+    assert "carry CRUISE_THROTTLE in the derived file (select it in overlays/boat.yaml)" in (
+        result.output
+    )
+    layers = invoke("layers", *loc)
+    assert "CRUISE_THROTTLE" in layers.output and "UNCHOSEN" in layers.output
+
+
+def test_validate_reports_errors_and_advisories(
+    offline: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    _, loc = offline
+    f = tmp_path / "mine.params"
+    f.write_text("SERVO1_MIN 300\nCOMPASS_DEV_ID 5\nWP_RADIUS 5\nFRAME_CLASS 9\n")
+    result = invoke("validate", *loc, str(f))
+    assert result.exit_code == 1
+    assert f"warning: {f}:1: SERVO1_MIN " in result.output
+    assert f"{f}:2: COMPASS_DEV_ID is read-only" in result.output
+    good = tmp_path / "good.params"
+    good.write_text("SERVO1_MIN 1100\nWP_RADIUS 5\n")
+    ok = invoke("validate", *loc, str(good))
+    assert ok.exit_code == 0, ok.output
+    assert ok.output.splitlines()[-1] == (f"{good}: 2 parameters valid for Rover-4.7/apm.pdef.json")
+    strict = invoke("validate", *loc, "--strict", str(f))
+    assert "SERVO1_MIN" in strict.output.split("Error:")[1]
+
+
+def test_unknown_names_fail_validate(offline: tuple[Path, list[str]], tmp_path: Path) -> None:
+    _, loc = offline
+    f = tmp_path / "typo.params"
+    f.write_text("CRUISE_SPED 2\n")
+    result = invoke("validate", *loc, str(f))
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == (
+        f"Error: {f}:1: CRUISE_SPED is not a 4.7 parameter: ArduPilot would silently ignore it"
+        f" — correct these values in {f}"
+    )
+
+
+def test_three_way_carries_metadata_labels(offline: tuple[Path, list[str]]) -> None:
+    _, loc = offline
+    out = invoke("compare", "three-way", *loc, "--format", "json", "--param", "SERVO1_FUNCTION")
+    assert out.exit_code == 0, out.output
+    row = json.loads(out.output)["parameters"][0]
+    assert row["display_name"] == "Servo output function"
+    md = invoke("compare", "three-way", *loc, "--format", "markdown", "--only-differences")
+    assert md.exit_code == 0 and "| SERVO1_FUNCTION" in md.output
+
+
+def test_derive_in_other_formats_to_stdout(offline: tuple[Path, list[str]]) -> None:
+    root, loc = offline
+    before = tree_bytes(root)
+    mp = invoke("derive", *loc, "--format", "mp", "-o", "-")
+    assert mp.exit_code == 0 and "SERVO1_TRIM,1500" in mp.output.splitlines()
+    qgc = invoke("derive", *loc, "--format", "qgc", "-o", "-")
+    assert "1\t1\tSERVO1_TRIM\t1500\t" in qgc.output
+    no_path = invoke("derive", *loc, "--format", "qgc")
+    assert no_path.exit_code == 2
+    assert no_path.output.strip() == "Error: give -o PATH (or -o - for stdout) for this format"
+    assert tree_bytes(root) == before
+
+
+def test_history_reads_the_mirror(offline: tuple[Path, list[str]]) -> None:
+    _, loc = offline
+    out = invoke("history", *loc, "WP_RADIUS")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[2].split()[:2] == [C1[:12], "2026-01-01"] and lines[2].endswith("WP_RADIUS=2")
+    assert lines[3].split()[:2] == [C2[:12], "2026-02-01"] and lines[3].endswith("WP_RADIUS=1")
+
+
+def test_a_frame_the_profile_lacks_is_an_error(offline: tuple[Path, list[str]]) -> None:
+    _, loc = offline
+    out = invoke("layers", *loc, "--frame", "motorboat")
+    assert out.exit_code == 2
+    assert out.output.strip() == (
+        "Error: profile 'boat' has no frame 'motorboat' — use one of: rover-skid, or declare "
+        "frames in sources.yaml"
+    )
+
+
+def test_models_passed_on_the_command_line_are_checked(offline: tuple[Path, list[str]]) -> None:
+    _, loc = offline
+    generate(loc)
+    out = invoke("check", *loc, "--profile", "boat", "--model", str(FIXTURES / "model.sdf"))
+    assert out.exit_code == 1
+    assert "but SERVO1_FUNCTION is 74 (ThrottleRight)" in out.output
+    assert "net direction is backwards: SERVO3_REVERSED 1 × multiplier 70" in out.output
