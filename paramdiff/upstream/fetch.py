@@ -158,7 +158,7 @@ class _Engine:
 
     def _cached(
         self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
-    ) -> bytes | None:
+    ) -> tuple[bytes, VerifiedFile] | None:
         """Cached bytes, only if this cache verified them for (repo, commit, path) and they
         are what the lock records. Anything else is a miss: re-verified at the source."""
         seen = self.verified.get(spec.repo, commit, path)
@@ -170,10 +170,10 @@ class _Engine:
             locked.blob,
         ):
             return None
-        data = self.cache.get(seen.sha256)  # re-hashed: the bytes are seen.sha256's
-        if data is None or len(data) != seen.size or git_blob_id(data) != seen.blob:
+        data = self.cache.get(seen.sha256)  # re-hashed: the very bytes the record verified
+        if data is None or len(data) != seen.size:
             return None
-        return data
+        return data, seen
 
     def _download(
         self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
@@ -229,9 +229,9 @@ class _Engine:
             if (entry is not None and same_commit)
             else None
         )
-        data = self._cached(spec, commit, spec.path, locked)
-        if data is not None:
-            digest, blob, status = sha256_of(data), git_blob_id(data), "cached"
+        hit = self._cached(spec, commit, spec.path, locked)
+        if hit is not None:
+            data, digest, blob, status = hit[0], hit[1].sha256, hit[1].blob, "cached"
         else:
             data, digest, blob = self._download(spec, commit, spec.path, locked)
             status = "downloaded"
@@ -273,14 +273,14 @@ class _Engine:
                 if inc in includes:
                     continue
                 old = locked.get(inc)
-                inc_data = self._cached(spec, commit, inc, old)
-                if inc_data is None:
-                    inc_data, _, _ = self._download(spec, commit, inc, old)
+                hit = self._cached(spec, commit, inc, old)
+                if hit is not None:
+                    inc_data, digest, blob = hit[0], hit[1].sha256, hit[1].blob
+                else:
+                    inc_data, digest, blob = self._download(spec, commit, inc, old)
                     downloaded = True
                 includes[inc] = inc_data
-                locked_files.append(
-                    LockedFile(inc, len(inc_data), sha256_of(inc_data), git_blob_id(inc_data))
-                )
+                locked_files.append(LockedFile(inc, len(inc_data), digest, blob))
                 pending.append((inc, inc_data))
         return includes, locked_files, downloaded
 
