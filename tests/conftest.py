@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import gzip
 import hashlib
 import http.server
 import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,73 +99,175 @@ def build_mirror(base: Path, repos: dict[str, dict[str, object]]) -> Path:
 @dataclass
 class FaultServer:
     """Serves a directory; ``faults[path]`` is a list of modes consumed one per request:
-    404, 500, 'slow', 'truncate', 'wrong'. Every request is logged."""
+    404, 500, 429 (with ``Retry-After``), 'slow' (headers late), 'truncate' (connection
+    closed halfway), 'wrong' (other bytes), 'gzip-cut' (a gzip stream cut short), 'bomb'
+    (2 GiB of zeros, gzipped), 'drip' (the body one byte every ``drip_seconds``),
+    'drip-headers' (the status line and headers too), 'redirect-away'
+    (to the same port on another host name), 'redirect-here' (to the same path again).
+
+    Like GitHub's raw host, it compresses a body (``encoding``: gzip or deflate) only when
+    the request's Accept-Encoding names that coding. ``first_429``: every path's first
+    request gets 429 + ``Retry-After``. Every request is logged, with the coding it got."""
 
     root: Path
     url: str = ""
     faults: dict[str, list[object]] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)
+    codings: list[str] = field(default_factory=list)
+    times: list[tuple[str, float]] = field(default_factory=list)  # (path, time.monotonic())
     slow_seconds: float = 2.0
+    drip_seconds: float = 0.2
+    encoding: str | None = None
+    first_429: bool = False
+    retry_after: str = "1"
+    seen: set[str] = field(default_factory=set)
+    guard: threading.Lock = field(default_factory=threading.Lock)
 
-
-def _handler(server: FaultServer) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            from urllib.parse import unquote
-
-            path = unquote(self.path)
-            server.log.append(path)
-            queue = server.faults.get(path) or []
+    def mode_for(self, path: str) -> object:
+        with self.guard:
+            self.log.append(path)
+            self.times.append((path, time.monotonic()))
+            queue = self.faults.get(path) or []
             mode = queue.pop(0) if queue else None
-            if mode in (404, 500):
-                self.send_response(int(mode))  # type: ignore[arg-type]
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            target = (server.root / path.lstrip("/")).resolve()
-            if not target.is_file() or not target.is_relative_to(server.root.resolve()):
-                self.send_response(404)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            data = target.read_bytes()
-            if mode == "wrong":
-                data = data.replace(b"1", b"2", 1) if b"1" in data else data + b"x"
-            if mode == "slow":
-                time.sleep(server.slow_seconds)
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            try:
-                if mode == "truncate":
-                    self.wfile.write(data[: len(data) // 2])
-                    self.wfile.flush()
-                    self.close_connection = True
-                    return
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout test); nothing to report
-
-    return Handler
+            if mode is None and self.first_429 and path not in self.seen:
+                mode = 429
+            self.seen.add(path)
+            return mode
 
 
-@pytest.fixture
-def http_mirror(tmp_path: Path) -> Iterator[FaultServer]:
-    root = tmp_path / "served"
-    root.mkdir()
-    state = FaultServer(root)
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+@functools.cache
+def gzip_bomb() -> bytes:
+    """2 GiB of zeros as 128 gzip members of 16 MiB each (a valid gzip file, ~2 MB)."""
+    return gzip.compress(bytes(16 << 20), compresslevel=9) * 128
+
+
+def compress(data: bytes, coding: str) -> bytes:
+    return gzip.compress(data) if coding == "gzip" else zlib.compress(data)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Serves ``self.server.state`` (a FaultServer): a fault if one is queued, else the file."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive, as real hosts do
+
+    @property
+    def state(self) -> FaultServer:
+        return self.server.state  # type: ignore[attr-defined, no-any-return]
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        from urllib.parse import unquote, urlsplit
+
+        # A proxy is sent the absolute URL ("GET http://host/path"): serve its path.
+        target = urlsplit(self.path).path if "://" in self.path else self.path
+        path = unquote(target.partition("?")[0])
+        mode = self.state.mode_for(path)
+        if not self.fault(mode):
+            self.file(path, mode)
+
+    def fault(self, mode: object) -> bool:
+        """Answer a fault that needs no file; False when the file is needed."""
+        if mode in (404, 500, 429):
+            extra = {"Retry-After": self.state.retry_after} if mode == 429 else {}
+            self.answer(int(mode), b"", extra)  # type: ignore[call-overload]
+        elif mode in ("redirect-away", "redirect-here"):
+            host = "localhost" if mode == "redirect-away" else "127.0.0.1"
+            where = f"http://{host}:{self.server.server_address[1]}{self.path}?again"
+            self.answer(302, b"", {"Location": where})
+        elif mode == "bomb":
+            self.answer(200, gzip_bomb(), {"Content-Encoding": "gzip"})
+        else:
+            return False
+        return True
+
+    def file(self, path: str, mode: object) -> None:
+        state = self.state
+        target = (state.root / path.lstrip("/")).resolve()
+        if not target.is_file() or not target.is_relative_to(state.root.resolve()):
+            return self.answer(404, b"", {})
+        data = target.read_bytes()
+        if mode == "wrong":
+            data = data.replace(b"1", b"2", 1) if b"1" in data else data + b"x"
+        if mode == "slow":
+            time.sleep(state.slow_seconds)
+        coding = self.coding("gzip" if mode == "gzip-cut" else state.encoding)
+        state.codings.append(coding or "identity")
+        headers = {"Content-Encoding": coding} if coding else {}
+        if mode == "drip-headers":
+            pad = "x" * 2000  # 400 s of headers at 0.2 s a byte
+            head = f"HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: {len(data)}\r\n\r\n"
+            return self.drip(head.encode() + data)
+        self.answer(200, compress(data, coding) if coding else data, headers, mode)
+
+    def coding(self, wanted: str | None) -> str | None:
+        accepted = self.headers.get("Accept-Encoding", "")
+        return wanted if wanted and wanted in accepted else None
+
+    def answer(
+        self, status: int, body: bytes, headers: dict[str, str], mode: object = None
+    ) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if mode == "drip":
+            return self.drip(body)
+        try:
+            if mode in ("truncate", "gzip-cut"):
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+            else:
+                self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a bound or a timeout)
+
+    def drip(self, raw: bytes) -> None:
+        self.close_connection = True
+        try:
+            for i in range(len(raw)):
+                self.wfile.write(raw[i : i + 1])
+                self.wfile.flush()
+                time.sleep(self.state.drip_seconds)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up: its deadline
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True  # a dripping handler must not hold up the test's teardown
+    state: FaultServer
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that gave up (a bound, a deadline) resets the connection: expected."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def serve(root: Path, **settings: object) -> Iterator[FaultServer]:
+    """A fault-injecting HTTP server for ``root`` on 127.0.0.1, in a thread."""
+    state = FaultServer(root, **settings)  # type: ignore[arg-type]
+    httpd = _QuietServer(("127.0.0.1", 0), _Handler)
+    httpd.state = state
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield state
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.fixture
+def http_mirror(tmp_path: Path) -> Iterator[FaultServer]:
+    root = tmp_path / "served"
+    root.mkdir()
+    with serve(root) as state:
+        yield state
 
 
 # --------------------------------------------------------------------------- a small project

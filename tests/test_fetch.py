@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
 from click.testing import CliRunner
-from conftest import C2, M1, build_mirror, small_upstream, tree_bytes, unwritable
+from conftest import C2, HW, M1, build_mirror, small_upstream, tree_bytes, unwritable
 
 from paramdiff.cli import main
 from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
 from paramdiff.upstream.cache import Cache
 from paramdiff.upstream.fetch import TransportChoice, fetch
-from paramdiff.upstream.transports import GitTransport, HttpClient, HttpSettings, MirrorTransport
+from paramdiff.upstream.http import HttpClient, HttpSettings
+from paramdiff.upstream.transports import GitTransport, MirrorTransport
 
 
 def run(args: list[str], root: Path, cache: Path) -> object:
@@ -27,11 +33,13 @@ def fast_client() -> HttpClient:
     return HttpClient(HttpSettings(connect_timeout=1, read_timeout=0.5, retries=2, backoff=0.01))
 
 
-def do_fetch(root: Path, cache: Path, mirror: str, update: bool = False) -> object:
+def do_fetch(
+    root: Path, cache: Path, mirror: str, update: bool = False, client: HttpClient | None = None
+) -> Any:
     config = load_config(root)
     choice = TransportChoice(cache_dir=cache, mirror=mirror)
     if mirror.startswith("http"):
-        choice._made["mirror"] = MirrorTransport(mirror, fast_client())
+        choice._made["mirror"] = MirrorTransport(mirror, client or fast_client())
     return fetch(config, config.profile(None), None, Cache(cache), choice, update=update)
 
 
@@ -90,6 +98,193 @@ def test_fetch_faults_leave_lock_untouched(
     assert message in str(err.value)
     assert "hardware (acme/params@master" in str(err.value)
     assert tree_bytes(project) == before
+
+
+HW_PATH = f"/raw/acme/params/{C2}/boats/hw.params"
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+def test_compressed_responses_give_the_same_lock(
+    project: Path, tmp_path: Path, http_mirror, coding: str
+) -> None:
+    """Like GitHub's raw host: compressed when the client accepts it. The old client compared
+    the decoded body with Content-Length (the compressed size) and called it truncated."""
+    build_mirror(http_mirror.root, small_upstream())
+    do_fetch(project, tmp_path / "plain", str(tmp_path / "mirror"))
+    plain = (project / "sources.lock").read_bytes()
+    (project / "sources.lock").unlink()
+    http_mirror.encoding = coding
+    result = do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert {r.status for r in result.roles} == {"downloaded"}
+    assert set(http_mirror.codings) == {coding}
+    assert (project / "sources.lock").read_bytes() == plain
+
+
+def test_429_waits_for_retry_after_then_succeeds(
+    project: Path, tmp_path: Path, http_mirror
+) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = [429]
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    asked = [t for p, t in http_mirror.times if p == HW_PATH]
+    assert len(asked) == 2
+    assert asked[1] - asked[0] >= 0.9  # Retry-After: 1 honoured (a backoff would be 0 s here)
+
+
+def test_429_forever_fails_after_the_retries(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.retry_after = "0"
+    http_mirror.faults[HW_PATH] = [429, 429, 429]
+    with pytest.raises(FetchError, match="failed after 3 attempts: HTTP 429"):
+        do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert not (project / "sources.lock").exists()
+
+
+def test_retry_after_past_the_deadline_is_not_waited_out(tmp_path: Path, http_mirror) -> None:
+    """A server asking to come back in an hour: urllib3 would sleep up to 6 h; the deadline
+    caps the wait and the download fails saying so."""
+    (http_mirror.root / "hw.params").write_bytes(HW)
+    http_mirror.retry_after = "3600"
+    http_mirror.faults["/hw.params"] = [429]
+    client = HttpClient(HttpSettings(retries=2, deadline=1))
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="did not finish within its 1s deadline"):
+        client.get(f"{http_mirror.url}/hw.params")
+    assert time.monotonic() - started < 30  # not a speed goal: the server asked for 3600 s
+
+
+def test_gzip_stream_cut_short_is_asked_again(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = ["gzip-cut"]
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert http_mirror.log.count(HW_PATH) == 2
+    http_mirror.faults[HW_PATH] = ["gzip-cut"] * 3
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "fresh", http_mirror.url)
+    assert "failed after 3 attempts: the body was truncated (connection closed early" in str(
+        err.value
+    )
+
+
+def test_gzip_bomb_stops_at_the_locked_size(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    before = tree_bytes(project)
+    http_mirror.log.clear()
+    http_mirror.faults[HW_PATH] = ["bomb"]
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "fresh", http_mirror.url)
+    assert f"hardware (acme/params@master -> {C2[:12]} boats/hw.params): GET " in str(err.value)
+    assert (
+        f"the body is larger than {len(HW)} bytes after decompression "
+        "(the bound: the size sources.lock records) — do not trust this server's answer"
+    ) in str(err.value)
+    assert http_mirror.log.count(HW_PATH) == 1  # a bound is not retried
+    assert tree_bytes(project) == before
+
+
+def test_without_a_lock_the_manifest_size_is_the_bound(
+    project: Path, tmp_path: Path, http_mirror
+) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = ["bomb"]
+    with pytest.raises(FetchError, match=r"the size the mirror's MANIFEST\.json records"):
+        do_fetch(project, tmp_path / "cache", http_mirror.url)
+
+
+def test_gzip_bomb_of_unknown_size_fails_with_bounded_memory(
+    project: Path, tmp_path: Path, http_mirror
+) -> None:
+    """MANIFEST.json has no recorded size: the default cap (64 MiB decoded) stops a 2 GiB
+    bomb. Run as a real process so its peak memory can be read."""
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults["/MANIFEST.json"] = ["bomb"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARAMDIFF_")}
+    args = ["fetch", "--root", str(project), "--cache-dir", str(tmp_path / "c")]
+    with open(tmp_path / "err", "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paramdiff", *args, "--mirror", http_mirror.url],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+    lines = (tmp_path / "err").read_text().splitlines()
+    assert os.waitstatus_to_exitcode(status) == 2
+    assert lines == [
+        "Error: hardware (acme/params@master boats/hw.params): "
+        f"mirror {http_mirror.url} has no readable MANIFEST.json (GET "
+        f"{http_mirror.url}/MANIFEST.json: the body is larger than 64 MiB after decompression "
+        "(the bound: HttpSettings.max_body, for a file of unknown size)) — point --mirror / "
+        "PARAMDIFF_MIRROR at the folder holding MANIFEST.json and raw/"
+    ]
+    assert usage.ru_maxrss * 1024 < 500 * 1024 * 1024  # ru_maxrss is in KiB on Linux
+    assert not (project / "sources.lock").exists()
+
+
+@pytest.mark.parametrize("drip", ["drip", "drip-headers"])
+def test_slow_drip_fails_at_the_deadline(
+    project: Path, tmp_path: Path, http_mirror, drip: str
+) -> None:
+    """One byte every 0.2 s, of the body or of the headers, never trips a 5 s read timeout;
+    the deadline stops it."""
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = [drip]
+    client = HttpClient(HttpSettings(read_timeout=5, retries=2, backoff=0.01, deadline=1))
+    started = time.monotonic()
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "cache", http_mirror.url, client=client)
+    # Not a speed goal: the drip lasts 95 s (body) or 400 s (headers); the bound is 1 s.
+    assert time.monotonic() - started < 30
+    assert f"GET {http_mirror.url}{HW_PATH} did not finish within its 1s deadline — " in str(
+        err.value
+    )
+    assert http_mirror.log.count(HW_PATH) == 1  # past the deadline nothing is asked again
+
+
+def test_the_deadline_holds_through_a_proxy(
+    tmp_path: Path, http_mirror, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP_PROXY: requests opens the connection through another urllib3 pool manager; its
+    sockets must reach the watchdog too."""
+    (http_mirror.root / "hw.params").write_bytes(HW)
+    http_mirror.faults["/hw.params"] = ["drip-headers"]
+    for name in ("http_proxy", "HTTP_PROXY"):
+        monkeypatch.setenv(name, http_mirror.url)
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    client = HttpClient(HttpSettings(read_timeout=5, retries=1, deadline=1))
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="did not finish within its 1s deadline"):
+        client.get("http://paramdiff.invalid/hw.params")
+    assert time.monotonic() - started < 30  # the drip lasts 400 s; the bound is 1 s
+    assert http_mirror.log == ["/hw.params"]  # through the proxy: no name lookup needed
+
+
+def test_redirect_to_another_host_is_refused(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    port = http_mirror.url.rsplit(":", 1)[1]
+    http_mirror.faults[HW_PATH] = ["redirect-away"]
+    with pytest.raises(FetchError) as err:
+        do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert (
+        f"was redirected from 127.0.0.1:{port} to localhost:{port}; redirects are followed "
+        f"only within the same host (and never from https to http) — fetch from localhost:{port} "
+        "directly if you trust it, or allow it in HttpSettings.redirect_hosts"
+    ) in str(err.value)
+    assert http_mirror.log.count(HW_PATH) == 1
+    # Allowed by name, the same redirect is followed.
+    http_mirror.faults[HW_PATH] = ["redirect-away"]
+    client = HttpClient(HttpSettings(retries=0, redirect_hosts=("localhost",)))
+    do_fetch(project, tmp_path / "cache", http_mirror.url, client=client)
+    assert http_mirror.log.count(HW_PATH) == 3
+
+
+def test_redirect_within_the_host_is_followed(project: Path, tmp_path: Path, http_mirror) -> None:
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults[HW_PATH] = ["redirect-here"]
+    do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert http_mirror.log.count(HW_PATH) == 2
 
 
 def test_connection_refused(project: Path, tmp_path: Path) -> None:
@@ -231,6 +426,26 @@ def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
         (first[:12], "first", "set)"),
         (second[:12], "second", "WP_RADIUS=1"),
     ]
+
+
+def test_git_blob_larger_than_the_locked_size_is_not_read(tmp_path: Path) -> None:
+    make_repo(tmp_path / "repos" / "acme" / "params.git")
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "sources.yaml").write_text(
+        "version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
+        "          repo: acme/params\n          ref: master\n          path: boats/hw.params\n"
+        "          transport: git\n"
+    )
+    base = ["--git-base", (tmp_path / "repos").as_uri()]
+    assert run(["fetch", *base], root, tmp_path / "c").exit_code == 0
+    lock = root / "sources.lock"
+    assert "size: 26\n" in lock.read_text()
+    lock.write_text(lock.read_text().replace("size: 26\n", "size: 5\n"))
+    result = run(["fetch", *base], root, tmp_path / "fresh")
+    assert result.exit_code == 2
+    assert "boats/hw.params at commit " in result.output
+    assert "has 26 bytes; sources.lock records 5 — do not trust this file" in result.output
 
 
 def test_ref_that_looks_like_an_option_is_refused(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
 """Pinned fetches.
 
-Transports (https, git, mirror), the verified content-addressed cache, the lock's engine.
+Transports (https, git, mirror) and the HTTP client under them (bounded in size, time and
+redirects), the verified content-addressed cache, the lock's engine.
 """

@@ -182,7 +182,7 @@ class _Engine:
         where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
         transport = self._transport(spec, f"{path} at {commit[:12]}")
         try:
-            got: Fetched = transport.get(spec.repo, commit, path)
+            got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
         except FetchError as exc:
             raise FetchError(f"{where}: {exc.what}", exc.fix) from None
         data = got.data

@@ -11,15 +11,16 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, urlparse
 
 from ..errors import FetchError
+from .http import HttpClient, SizeLimit
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
+LOCKED_SIZE = "the size sources.lock records"
 RAW_BASE = "https://raw.githubusercontent.com"
 GIT_BASE = "https://github.com"
 
@@ -36,93 +37,14 @@ class Fetched:
 
 
 class Transport(Protocol):
+    """``locked_size`` is the size sources.lock records for the file, when it has one: a
+    download that grows past it is cut off and refused, not read to the end."""
+
     name: str
 
     def resolve(self, repo: str, ref: str) -> str: ...
 
-    def get(self, repo: str, commit: str, path: str) -> Fetched: ...
-
-
-# --------------------------------------------------------------------------- HTTP
-
-
-@dataclass
-class HttpSettings:
-    connect_timeout: float = 5.0
-    read_timeout: float = 20.0
-    retries: int = 3
-    backoff: float = 0.5  # seconds; doubled after each failed attempt
-
-
-class HttpClient:
-    """GET with timeouts, retries with backoff on connection errors and 5xx, and a
-    truncation check against Content-Length."""
-
-    def __init__(self, settings: HttpSettings | None = None) -> None:
-        self.settings = settings or HttpSettings()
-        self._local = threading.local()
-
-    def _session(self) -> Any:
-        import requests
-
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            session.headers["User-Agent"] = "paramdiff"
-            self._local.session = session
-        return session
-
-    def get(self, url: str) -> bytes:
-        import requests
-
-        s = self.settings
-        last = "no attempt made"
-        for attempt in range(s.retries + 1):
-            if attempt:
-                time.sleep(s.backoff * (2 ** (attempt - 1)))
-            try:
-                resp = self._session().get(
-                    url, timeout=(s.connect_timeout, s.read_timeout), allow_redirects=True
-                )
-            except requests.Timeout:
-                last = f"timed out after {s.read_timeout:g}s"
-                continue
-            except requests.RequestException as exc:
-                if "IncompleteRead" in str(exc) or "Connection broken" in str(exc):
-                    last = "the body was truncated (connection closed early)"
-                elif isinstance(exc, requests.ConnectionError):
-                    last = f"connection failed ({_reason(exc)})"
-                else:
-                    last = f"request failed ({_reason(exc)})"
-                continue
-            if resp.status_code == 404:
-                raise TransportError(
-                    f"HTTP 404 for {url}",
-                    "check the repo, commit and path exist upstream (paths are case-sensitive)",
-                )
-            if resp.status_code >= 500:
-                last = f"HTTP {resp.status_code}"
-                continue
-            if resp.status_code != 200:
-                raise TransportError(f"HTTP {resp.status_code} for {url}", "check the URL")
-            body = resp.content
-            expected = resp.headers.get("Content-Length")
-            if expected is not None and expected.isdigit() and int(expected) != len(body):
-                last = f"the body was truncated ({len(body)} of {expected} bytes)"
-                continue
-            return body
-        raise TransportError(
-            f"GET {url} failed after {s.retries + 1} attempts: {last}",
-            "check the network (or the mirror) and run the command again",
-        )
-
-
-def _reason(exc: Exception) -> str:
-    text = str(exc)
-    for marker in ("Connection refused", "Name or service not known", "timed out"):
-        if marker in text:
-            return marker
-    return text.splitlines()[0][:160] if text else type(exc).__name__
+    def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched: ...
 
 
 # --------------------------------------------------------------------------- git helpers
@@ -194,8 +116,10 @@ class HttpsTransport:
     def resolve(self, repo: str, ref: str) -> str:
         return ls_remote(f"{self.git_base}/{repo}.git", ref)
 
-    def get(self, repo: str, commit: str, path: str) -> Fetched:
-        return Fetched(self.client.get(f"{self.raw_base}/{repo}/{commit}/{quote(path)}"))
+    def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
+        limit = None if locked_size is None else SizeLimit(locked_size, LOCKED_SIZE)
+        url = f"{self.raw_base}/{repo}/{commit}/{quote(path)}"
+        return Fetched(self.client.get(url, limit))
 
 
 class GitTransport:
@@ -234,7 +158,7 @@ class GitTransport:
                 ) from None
         return git.Repo(path)
 
-    def get(self, repo: str, commit: str, path: str) -> Fetched:
+    def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
         import git
 
         with self._guard:
@@ -255,6 +179,14 @@ class GitTransport:
                     ) from None
             try:
                 blob = bare.git.execute(["git", "rev-parse", "--verify", f"{commit}:{path}"])
+                size = int(bare.git.execute(["git", "cat-file", "-s", str(blob).strip()]))
+                if locked_size is not None and size > locked_size:
+                    raise TransportError(
+                        f"{path} at commit {commit[:12]} has {size} bytes; "
+                        f"sources.lock records {locked_size}",
+                        "do not trust this file: restore the lock from git, or review the "
+                        "change and run paramdiff fetch --update",
+                    )
                 data = bare.git.execute(
                     ["git", "cat-file", "blob", str(blob).strip()],
                     stdout_as_string=False,
@@ -322,9 +254,9 @@ class MirrorTransport:
         self._manifest: dict[str, Any] | None = None
         self._guard = threading.Lock()
 
-    def _read(self, rel: str) -> bytes:
+    def _read(self, rel: str, limit: SizeLimit | None = None) -> bytes:
         if self.is_http:
-            return self.client.get(f"{self.base}/{quote(rel)}")
+            return self.client.get(f"{self.base}/{quote(rel)}", limit)
         root = Path(self.base).resolve()
         target = (root / rel).resolve()
         if not target.is_relative_to(root):
@@ -345,7 +277,7 @@ class MirrorTransport:
             if self._manifest is None:
                 try:
                     data = self._read("MANIFEST.json")
-                except TransportError as exc:
+                except FetchError as exc:
                     raise TransportError(
                         f"mirror {self.base} has no readable MANIFEST.json ({exc.what})",
                         "point --mirror / PARAMDIFF_MIRROR at the folder holding MANIFEST.json "
@@ -380,14 +312,19 @@ class MirrorTransport:
             )
         return str(branches[ref])
 
-    def get(self, repo: str, commit: str, path: str) -> Fetched:
+    def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
         info = (self._repo(repo).get("files") or {}).get(commit, {}).get(path)
         if info is None:
             raise TransportError(
                 f"{path} does not exist at commit {commit[:12]} in the mirror",
                 "check the path in sources.yaml against the repository at that commit",
             )
-        data = self._read(f"raw/{repo}/{commit}/{path}")
+        limit = None
+        if locked_size is not None:
+            limit = SizeLimit(locked_size, LOCKED_SIZE)
+        elif isinstance(info.get("size"), int):
+            limit = SizeLimit(info["size"], "the size the mirror's MANIFEST.json records")
+        data = self._read(f"raw/{repo}/{commit}/{path}", limit)
         return Fetched(data, blob=info.get("blob"), sha256=info.get("sha256"))
 
     def commits(self, repo: str) -> list[dict[str, Any]]:
