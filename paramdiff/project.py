@@ -31,7 +31,7 @@ from .stages.history import update_hint, value_history
 from .stages.layers import Flag, Layers, SitlRun, sitl_run, stack, unchosen
 from .stages.validate import ERROR, validate
 from .upstream.cache import Cache, default_cache_dir
-from .upstream.fetch import FetchedRole, TransportChoice, fetch, materialize
+from .upstream.fetch import FetchedRole, TransportChoice, fetch_targets, materialize
 
 if TYPE_CHECKING:
     from .stages.compare import Comparison
@@ -501,23 +501,22 @@ def fetch_project(
     from tabulate import tabulate
 
     config = options.config
-    transports = options.transports()
-    for target, target_pin in config.fetch_targets(profile, pin):
-        result = fetch(
-            config,
-            target,
-            target_pin,
-            options.cache,
-            transports,
-            update=update,
-            includes=blueos_includes,
-        )
-        headers = ["role", "source", "path", "size", "status"]
-        if update:
-            headers.append("update")
+    results = fetch_targets(
+        config,
+        config.fetch_targets(profile, pin),
+        options.cache,
+        options.transports(),
+        update=update,
+        includes=blueos_includes,
+    )
+    headers = ["role", "source", "path", "size", "status"]
+    if update:
+        headers.append("update")
+    for result in results:
         yield f"{result.profile} {result.pin}:"
         yield tabulate(result.table(update), headers=headers, tablefmt="simple")
         if update:
             others = [p for p in config.profile(result.profile).pins if p != result.pin]
             yield from update_hint(options.cache, result, others)
-        yield "sources.lock " + ("written" if result.lock_written else "unchanged")
+    # One write for every target (or none): see upstream.fetch.fetch_targets.
+    yield "sources.lock " + ("written" if any(r.lock_written for r in results) else "unchanged")

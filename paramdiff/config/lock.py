@@ -166,7 +166,7 @@ def require_entry(lock: Lock | None, profile: str, pin: str, spec: SourceSpec) -
         raise ConfigError(
             f"{LOCK_FILE} entry for {profile} {pin} {spec.role} ({entry.repo}@{entry.ref} "
             f"{entry.path}) does not match sources.yaml ({spec.repo}@{spec.ref} {spec.path})",
-            f"{fix} --update",
+            f"if you changed sources.yaml, {fix}; if not, the lock was edited: restore it from git",
             file=LOCK_FILE,
             line=entry.line,
         )

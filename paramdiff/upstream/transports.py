@@ -67,7 +67,7 @@ def ls_remote(url: str, ref: str) -> str:
         out = _git().execute(["git", "ls-remote", "--", url, ref])
     except git.GitCommandError as exc:
         raise TransportError(
-            f"git ls-remote {url} failed: {exc.stderr.strip() or exc.status}",
+            f"git ls-remote {url} failed: {git_stderr(exc) or exc.status}",
             "check the repository URL and the network",
         ) from None
     found: dict[str, str] = {}
@@ -81,6 +81,19 @@ def ls_remote(url: str, ref: str) -> str:
         f"ref '{ref}' does not exist in {url}",
         "check the branch or tag name in sources.yaml (or pin a 40-hex commit)",
     )
+
+
+def git_stderr(exc: Any) -> str:
+    """git's complaint on one line (an error is one line). GitPython wraps stderr as
+    ``stderr: '...'``; git fetch over file:// prints the local and the remote side's
+    ``fatal:`` lines in whichever order they arrive, so those are sorted (the same
+    failure gives the same message)."""
+    text = str(getattr(exc, "stderr", "") or "").strip()
+    if text.startswith("stderr: '") and text.endswith("'"):
+        text = text[len("stderr: '") : -1]
+    lines = list(dict.fromkeys(" ".join(ln.split()) for ln in text.splitlines() if ln.strip()))
+    fatal = sorted(ln for ln in lines if ln.startswith(("fatal:", "error:")))
+    return "; ".join(fatal or lines)[:200]
 
 
 # --------------------------------------------------------------------------- transports
@@ -162,8 +175,7 @@ class GitTransport:
                     )
                 except git.GitCommandError as exc:
                     raise TransportError(
-                        f"git fetch of {commit} from {self.url(repo)} failed: "
-                        f"{(exc.stderr or '').strip()[:200]}",
+                        f"git fetch of {commit} from {self.url(repo)} failed: {git_stderr(exc)}",
                         "check the commit exists upstream and the host allows fetching it",
                     ) from None
             try:
@@ -209,8 +221,7 @@ class GitTransport:
                 )
             except git.GitCommandError as exc:
                 raise TransportError(
-                    f"git history of {repo} {ref} from {self.url(repo)} failed: "
-                    f"{(exc.stderr or '').strip()[:200]}",
+                    f"git history of {repo} {ref} from {self.url(repo)} failed: {git_stderr(exc)}",
                     "check the ref exists upstream and the host allows fetching it",
                 ) from None
         commits = []
