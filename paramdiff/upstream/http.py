@@ -263,7 +263,11 @@ def _deadline_retry() -> type[Any]:
 
     Made on first use so that importing this module does not import urllib3.
     """
-    from urllib3.exceptions import MaxRetryError
+    from types import TracebackType
+
+    from urllib3.connectionpool import ConnectionPool
+    from urllib3.exceptions import MaxRetryError, ResponseError
+    from urllib3.response import BaseHTTPResponse
     from urllib3.util.retry import Retry
 
     class DeadlineRetry(Retry):
@@ -285,14 +289,21 @@ def _deadline_retry() -> type[Any]:
             return None if after is None else min(after, max(0.0, self.deadline - time.monotonic()))
 
         def increment(
-            self, method: Any = None, url: Any = None, response: Any = None, **kw: Any
-        ) -> Any:
+            self,
+            method: str | None = None,
+            url: str | None = None,
+            response: BaseHTTPResponse | None = None,
+            error: Exception | None = None,
+            _pool: ConnectionPool | None = None,
+            _stacktrace: TracebackType | None = None,
+        ) -> DeadlineRetry:
             # A server asking to come back after the deadline: give up now rather than wait
             # to the deadline and race the watchdog (the caller reports the deadline).
-            retry = super().increment(method, url, response=response, **kw)
+            retry = super().increment(method, url, response, error, _pool, _stacktrace)
             after = Retry.get_retry_after(self, response) if response is not None else None
             if after is not None and time.monotonic() + after >= self.deadline:
-                raise MaxRetryError(kw.get("_pool"), url or "", "Retry-After past the deadline")
+                reason = ResponseError("Retry-After points past the download's deadline")
+                raise MaxRetryError(_pool, url or "", reason)  # type: ignore[arg-type]
             return retry
 
     return DeadlineRetry
