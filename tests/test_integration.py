@@ -95,6 +95,13 @@ def test_committed_outputs_are_the_golden_files(checkout: tuple[Path, list[str]]
     assert "| `SERVO3_REVERSED` | 1 (BlueBoat120.params:867) | 0 |" in report
 
 
+def test_the_second_pins_committed_report_is_up_to_date(checkout: tuple[Path, list[str]]) -> None:
+    _, loc = checkout
+    out = invoke("check", "--pin", "4.6", *loc)
+    assert out.exit_code == 0, out.output
+    assert "ok    blueboat 4.6: reports/blueboat-4.6.md is up to date" in out.output
+
+
 def test_check_against_sitl_models_fails_channel_by_channel(
     checkout: tuple[Path, list[str]],
 ) -> None:
