@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, location_args, tree_bytes
+from helpers import FIXTURES, location_args, tree_bytes
 
 from paramdiff.cli import main
 from paramdiff.render.params import read_provenance

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import (
+from helpers import (
     OVERLAY_YAML,
     ROOT,
     SOURCES_YAML,

@@ -12,7 +12,7 @@ from typing import Any
 import git
 import pytest
 from click.testing import CliRunner
-from conftest import C2, HW, M1, build_mirror, small_upstream, tree_bytes, unwritable
+from helpers import C2, HW, M1, build_mirror, small_upstream, tree_bytes, unwritable
 
 from paramdiff.cli import main
 from paramdiff.config.sources import load_config

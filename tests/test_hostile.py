@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS_DIR, SOURCES_YAML, location_args
+from helpers import CORPUS_DIR, SOURCES_YAML, location_args
 
 from paramdiff.cli import ParamdiffGroup, main
 from paramdiff.files import INPUT_LIMIT, read_regular, write_atomic

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, ROOT, location_args, shared_mirror
+from helpers import FIXTURES, ROOT, location_args, shared_mirror
 
 from paramdiff.cli import main
 from paramdiff.render.params import read_provenance

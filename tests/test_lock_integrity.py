@@ -17,7 +17,7 @@ from typing import NamedTuple
 import git
 import pytest
 from click.testing import CliRunner
-from conftest import (
+from helpers import (
     C1,
     C2,
     M1,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import (
+from helpers import (
     C1,
     C2,
     FIXTURES,

@@ -9,7 +9,7 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
-from conftest import C1, C2, ROOT, location_args
+from helpers import C1, C2, ROOT, location_args
 
 from paramdiff.cli import main
 from paramdiff.render.review import MARKDOWN_LIMIT, render_markdown

@@ -25,8 +25,9 @@ def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
 
 
 def markdown_cell(text: str) -> str:
-    """A cell (or any inline text) that cannot split a table row: ``|`` escaped, CR/LF blanked."""
-    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    """A cell (or any inline text) that cannot split a table row: ``|`` escaped, CR/LF blanked,
+    no blanks at either end (metadata display names sometimes end in one)."""
+    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
 
 
 def markdown_table(
