@@ -69,6 +69,17 @@ def _echo_lines(lines: Iterable[str]) -> None:
 # --------------------------------------------------------------------------- option groups
 
 
+def _option_group(
+    wrapper: Callable[..., Any], f: Callable[..., Any], decorators: list[Any]
+) -> Callable[..., Any]:
+    """``wrapper`` (which turns a group of options into one typed argument of ``f``) with
+    ``f``'s name, help and other options, and the group's options on top."""
+    functools.update_wrapper(wrapper, f)
+    for d in reversed(decorators):
+        wrapper = d(wrapper)
+    return wrapper
+
+
 def _location(f: Callable[..., Any]) -> Callable[..., Any]:
     """Where the project, cache and upstream files are: becomes ``options: Options``."""
     decorators = [
@@ -120,10 +131,7 @@ def _location(f: Callable[..., Any]) -> Callable[..., Any]:
         )
         return f(**kw)
 
-    functools.update_wrapper(wrapper, f)
-    for d in reversed(decorators):
-        wrapper = d(wrapper)
-    return wrapper
+    return _option_group(wrapper, f, decorators)
 
 
 def _profile_pin(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -175,10 +183,7 @@ def _table(f: Callable[..., Any]) -> Callable[..., Any]:
         )
         return f(**kw)
 
-    functools.update_wrapper(wrapper, f)
-    for d in reversed(decorators):
-        wrapper = d(wrapper)
-    return wrapper
+    return _option_group(wrapper, f, decorators)
 
 
 def _input(f: Callable[..., Any]) -> Callable[..., Any]:
