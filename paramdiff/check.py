@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
-from .files import read_regular
+from .files import project_path, read_regular
 from .parse.clients import LOADERS, disagreements
 from .parse.local import read_local
 from .parse.params import parse_params
@@ -141,7 +141,8 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     _outputs_up_to_date(ctx, derived, out)
-    _loads_the_same(ctx.config.root / derived.target, derived.target, derived.regenerate, out)
+    path = project_path(ctx.config.root, derived.target)
+    _loads_the_same(path, derived.target, derived.regenerate, out)
     _validates(ctx, derived, out)
     _no_unchosen_defaults(ctx, derived, out)
     _models_agree(ctx, derived, models or [], out)
@@ -175,11 +176,12 @@ def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         )
         return
     lines = ctx.derived_lines
-    result = check_file(root / derived.target, lines, derived.target)
+    path = project_path(root, derived.target)
+    result = check_file(path, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
     else:
-        line = first_difference(root / derived.target, lines)
+        line = first_difference(path, lines)
         out.fail(
             f"{derived.target} differs from what derive writes",
             derived.regenerate,
@@ -200,7 +202,8 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         (report_path, list(render_report(inputs))),
         (svg_path(report_path), list(render_picture(inputs))),
     ):
-        result = check_file(root / path, lines, path)
+        file = project_path(root, path)
+        result = check_file(file, lines, path)
         if result.up_to_date:
             out.passed.append(f"{path} is up to date")
         else:
@@ -208,7 +211,7 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
                 f"{path} differs from what report writes",
                 f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
                 path,
-                first_difference(root / path, lines),
+                first_difference(file, lines),
             )
             out.diffs.append(result.diff)
 
@@ -318,7 +321,7 @@ def _target_models(
         if target in ctx.specs:
             out.append((*ctx.pinned_model(target), False))
         else:
-            path = ctx.config.root / target
+            path = project_path(ctx.config.root, target)
             out.append((target, target, read_local(path), local_resolver(), True))
     for p in extra:
         out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), True))

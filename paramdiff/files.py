@@ -79,6 +79,23 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     return data
 
 
+def project_path(root: Path, rel: str) -> Path:
+    """``root / rel`` for a file the project owns (sources.yaml, the lock, overlays, derived
+    files, reports, models in the repository), refused when a symlink on the way leads out of
+    the project: a pull request must not make `check` print, or `derive` overwrite, a file
+    elsewhere on the machine (``derived/x.params -> /proc/self/environ``, ``-> ~/.bashrc``)."""
+    path = root / rel
+    inside = Path(os.path.realpath(root))
+    resolved = Path(os.path.realpath(path))
+    if resolved != inside and not resolved.is_relative_to(inside):
+        raise InputError(
+            f"leads outside the project (a symlink to {str(resolved)[:80]})",
+            "replace the link with the file itself; project files stay in the project",
+            file=rel,
+        )
+    return path
+
+
 def _too_big(name: str, size: int, limit: int) -> InputError:
     return InputError(
         f"file is {size} bytes, over paramdiff's input limit of {limit} bytes",

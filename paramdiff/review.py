@@ -19,7 +19,7 @@ from .config.lock import LOCK_FILE, require_entry
 from .config.overlay import Overlay, load_overlay
 from .config.sources import PARAM_FORMATS, SOURCES_FILE, load_config
 from .errors import ConfigError, ParamdiffError, StaleOverlayError
-from .files import read_regular
+from .files import project_path, read_regular
 from .parse.params import parse_params
 from .project import Options, PinContext
 from .render.params import render as render_params
@@ -239,7 +239,7 @@ def _committed_bytes(ctx: PinContext | None) -> bytes | None:
     if ctx is None:
         return None
     rel = ctx.profile.derived_path(ctx.pin)
-    path = ctx.config.root / rel if rel else None
+    path = project_path(ctx.config.root, rel) if rel else None
     if path is None:
         return None
     try:  # bounded, regular files only (a committed symlink to /dev/zero is an Error)
@@ -273,7 +273,9 @@ def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
 def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> None:
     """The committed derived file and report are what this branch's inputs produce."""
     root = ctx.config.root
-    if not check_file(root / built.target, render_params(built), built.target).up_to_date:
+    if not check_file(
+        project_path(root, built.target), render_params(built), built.target
+    ).up_to_date:
         out.attention.append(
             Attention(
                 f"{built.target} is not what derive writes from this branch's inputs",
@@ -283,7 +285,12 @@ def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> 
             )
         )
     report = ctx.profile.report_path(ctx.pin)
-    if report and not check_file(root / report, render_report(ctx.report_inputs())).up_to_date:
+    if (
+        report
+        and not check_file(
+            project_path(root, report), render_report(ctx.report_inputs())
+        ).up_to_date
+    ):
         out.attention.append(
             Attention(
                 f"{report} is not what report writes from this branch's inputs",

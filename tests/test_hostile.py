@@ -348,3 +348,36 @@ def test_the_text_table_cuts_long_cells() -> None:
     assert lines[-1].endswith("x…")
     whole = list(table(["name", "value"], [["A", "x" * 200]], markdown=True))
     assert "x" * 200 in whole[-1]
+
+
+# --------------------------------------------------------------------------- links out of the project
+
+
+def test_a_committed_output_linked_outside_the_project_is_refused(
+    derived: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """A pull request that turns derived/boat_sitl.params into a link to a secret must not
+    make `check` print the secret in CI's log, nor `derive` overwrite it."""
+    root, loc = derived
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOKEN=hunter2\n")
+    target = root / "derived/boat_sitl.params"
+    target.unlink()
+    target.symlink_to(secret)
+    for command in (["check"], ["derive"], ["derive", "--check"]):
+        result = run(*command, *loc)
+        assert result.exit_code == 2, result.output
+        assert "hunter2" not in result.output
+        assert result.output.splitlines()[-1] == (
+            f"Error: derived/boat_sitl.params: leads outside the project (a symlink to {secret})"
+            " — replace the link with the file itself; project files stay in the project"
+        )
+    assert secret.read_text() == "TOKEN=hunter2\n"
+
+
+def test_a_link_inside_the_project_is_followed(derived: tuple[Path, list[str]]) -> None:
+    root, loc = derived
+    real = root / "derived/real.params"
+    (root / "derived/boat_sitl.params").rename(real)
+    (root / "derived/boat_sitl.params").symlink_to("real.params")
+    assert run("derive", "--check", *loc).exit_code == 0

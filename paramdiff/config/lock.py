@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, quote
-from ..files import read_regular, write_atomic
+from ..files import project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
@@ -141,7 +141,7 @@ def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
 
 def read_lock(root: Path) -> Lock | None:
     try:
-        data = read_regular(root / LOCK_FILE, label=LOCK_FILE)
+        data = read_regular(project_path(root, LOCK_FILE), label=LOCK_FILE)
     except FileNotFoundError:
         return None
     return parse_lock(data)
@@ -149,7 +149,7 @@ def read_lock(root: Path) -> Lock | None:
 
 def write_lock(root: Path, lock: Lock) -> bool:
     """Write the lock if its bytes change; True when written."""
-    return write_atomic(root / LOCK_FILE, lock.render().encode())
+    return write_atomic(project_path(root, LOCK_FILE), lock.render().encode())
 
 
 def require_entry(lock: Lock | None, profile: str, pin: str, spec: SourceSpec) -> LockEntry:

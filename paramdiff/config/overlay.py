@@ -17,7 +17,7 @@ from typing import Any
 
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError, quote
-from ..files import read_regular
+from ..files import project_path, read_regular
 from ..model.categories import compile_globs
 from ..model.metadata import Metadata
 from ..model.params import Param
@@ -188,7 +188,7 @@ def parse_overlay(data: bytes, file: str) -> Overlay:
 
 def load_overlay(root: Path, rel: str) -> Overlay:
     try:
-        data = read_regular(root / rel, label=rel)
+        data = read_regular(project_path(root, rel), label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import ConfigError, quote
-from ..files import read_regular
+from ..files import project_path, read_regular
 from ..model.categories import Category, ScriptParams
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
@@ -438,7 +438,7 @@ def parse_config(data: bytes, file: str, root: Path) -> Config:
 
 
 def load_config(root: Path) -> Config:
-    path = root / SOURCES_FILE
+    path = project_path(root, SOURCES_FILE)
     try:
         data = read_regular(path, label=SOURCES_FILE)
     except FileNotFoundError:

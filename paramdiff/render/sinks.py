@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DriftError, UsageError
-from ..files import read_regular, write_atomic
+from ..files import project_path, read_regular, write_atomic
 
 
 def join_lines(lines: Iterable[str]) -> str:
@@ -57,6 +57,7 @@ class Output:
     path: Path | None
     label: str
     fix: str
+    root: Path | None = None  # the project, when the path is one of its files (not -o)
 
 
 def output_for(root: Path, output: Path | None, default: str | None, fix: str) -> Output:
@@ -67,7 +68,7 @@ def output_for(root: Path, output: Path | None, default: str | None, fix: str) -
         return Output(output, str(output), fix)
     if default is None:
         raise UsageError("give -o PATH (or -o - for stdout) for this format")
-    return Output(root / default, default, fix)
+    return Output(project_path(root, default), default, fix, root)
 
 
 def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[str]:
