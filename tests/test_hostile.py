@@ -138,8 +138,8 @@ def test_committed_derived_file_linked_to_dev_zero_fails_check_with_one_line(
     result = run("check", *loc)
     assert result.exit_code == 2
     assert result.output.splitlines()[-1] == (
-        "Error: derived/boat_sitl.params: is a character device, not a regular file — "
-        "name a regular file here"
+        "Error: derived/boat_sitl.params: leads outside the project (a symlink to /dev/zero) — "
+        "replace the link with the file itself; project files stay in the project"
     )
     assert [ln for ln in result.output.splitlines() if ln.startswith("Error")] == [
         result.output.splitlines()[-1]
@@ -369,8 +369,8 @@ def test_a_committed_output_linked_outside_the_project_is_refused(
         assert result.exit_code == 2, result.output
         assert "hunter2" not in result.output
         assert result.output.splitlines()[-1] == (
-            f"Error: derived/boat_sitl.params: leads outside the project (a symlink to {secret})"
-            " — replace the link with the file itself; project files stay in the project"
+            "Error: derived/boat_sitl.params: leads outside the project (a symlink to "
+            f"{secret}) — replace the link with the file itself; project files stay in the project"
         )
     assert secret.read_text() == "TOKEN=hunter2\n"
 
