@@ -350,7 +350,7 @@ def test_the_text_table_cuts_long_cells() -> None:
     assert "x" * 200 in whole[-1]
 
 
-# --------------------------------------------------------------------------- links out of the project
+# ------------------------------------------------------------------ links out of the project
 
 
 def test_a_committed_output_linked_outside_the_project_is_refused(
