@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import FIXTURES, location_args, tree_bytes
+from helpers import FIXTURES, build_mirror, location_args, small_upstream, tree_bytes
 
 from paramdiff.cli import main
 from paramdiff.render.params import read_provenance
@@ -169,3 +169,27 @@ def test_history_walks_the_mirror_commits(fetched: tuple[Path, list[str]]) -> No
         ("c1c1c1c1c1c1", "WP_RADIUS=2"),
         ("c2c2c2c2c2c2", "WP_RADIUS=1"),
     ]
+
+
+def test_history_says_why_it_has_nothing_to_show(
+    fetched: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    _, loc = fetched
+    out = invoke("history", "NO_SUCH_*", *loc)
+    assert out.exit_code == 2
+    assert out.output == (
+        "Error: no parameter matches 'NO_SUCH_*' in hardware (boats/hw.params) at any of the 2 "
+        "upstream commit(s) that changed it — check the name; a glob such as 'ATC_RAT_*' needs "
+        "quotes in the shell\n"
+    )
+    repos = small_upstream()
+    repos["acme/params"]["commits"] = []  # files at commits, no history (as ArduPilot/ardupilot)
+    build_mirror(tmp_path / "mirror", repos)
+    out = invoke("history", "WP_RADIUS", *loc)
+    assert out.exit_code == 2
+    assert out.output == (
+        "Error: no upstream commit in the mirror's MANIFEST holds acme/params:boats/hw.params "
+        "(the mirror holds that file at pinned commits only, not its history) — its history "
+        "needs git: run without --mirror/PARAMDIFF_MIRROR (history then reads git log; "
+        "--git-base URL for another host)\n"
+    )
