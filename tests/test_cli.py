@@ -51,6 +51,23 @@ def test_three_way_shows_meaning_and_provenance(fetched: tuple[Path, list[str]])
     ]
 
 
+def test_text_table_says_a_shared_category_once(fetched: tuple[Path, list[str]]) -> None:
+    """For a terminal: a category column every row shares is said once in the count line;
+    markdown and CSV keep the column."""
+    _, loc = fetched
+    lines = invoke("compare", "three-way", *loc, "--category", "vehicle").output.splitlines()
+    count = next(ln for ln in lines if " parameters shown" in ln)
+    assert " parameters shown (all in category vehicle): " in count
+    header = next(ln for ln in lines if ln.startswith("name "))
+    assert header.split() == ["name", "hardware", "sitl", "sitl_models", "status", "display_name"]
+    mixed = invoke("compare", "three-way", *loc).output.splitlines()
+    assert "category" in next(ln for ln in mixed if ln.startswith("name ")).split()
+    md = invoke("compare", "three-way", *loc, "--category", "vehicle", "--format", "markdown")
+    assert "| name | hardware | sitl | sitl_models | status | category | display_name |" in (
+        md.output.splitlines()
+    )
+
+
 def test_derive_check_and_drift(fetched: tuple[Path, list[str]]) -> None:
     root, loc = fetched
     assert invoke("derive", *loc).exit_code == 0
