@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
+from .files import project_path, read_regular
 from .model.values import float32
 from .parse.clients import LOADERS, disagreements
 from .parse.local import read_local
@@ -58,8 +59,8 @@ class CheckOutcome:
 def first_difference(path: Path, lines: list[str]) -> int:
     """The 1-based line where ``path`` first differs from ``lines`` (1 when it is missing)."""
     try:
-        have = path.read_text(errors="replace").splitlines()
-    except OSError:
+        have = read_regular(path).decode(errors="replace").splitlines()
+    except (OSError, InputError):
         return 1
     for i, (a, b) in enumerate(zip(have, lines, strict=False), start=1):
         if a != b:
@@ -141,7 +142,8 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     _outputs_up_to_date(ctx, derived, out)
-    _loads_the_same(ctx, ctx.config.root / derived.target, derived.target, derived.regenerate, out)
+    path = project_path(ctx.config.root, derived.target)
+    _loads_the_same(ctx, path, derived.target, derived.regenerate, out)
     _validates(ctx, derived, out)
     _no_unchosen_defaults(ctx, derived, out)
     _models_agree(ctx, derived, models or [], out)
@@ -150,9 +152,10 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
 
 def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
     fix = f"paramdiff fetch --profile {ctx.profile.name} --pin {ctx.pin} --update"
+    lock = ctx.lock  # read here: a malformed lock is an input error (exit 2), not drift
     for spec in ctx.specs.values():
         try:
-            require_entry(ctx.lock, ctx.profile.name, ctx.pin, spec)
+            require_entry(lock, ctx.profile.name, ctx.pin, spec)
         except ConfigError as exc:
             # The role's entry in sources.yaml is what changed; fetch --update follows it.
             out.fail(exc.what, fix, ctx.config.file, spec.line)
@@ -161,14 +164,25 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
     return not out.findings
 
 
-def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
-    root = ctx.config.root
+def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    """The committed derived file equals what derive writes — when it is this pin's file.
+    One derived path without {pin} belongs to the default pin: another pin has nothing
+    committed to compare (and `derive --pin` would refuse to overwrite it)."""
+    profile, root = ctx.profile, ctx.config.root
+    if ctx.pin != profile.default_pin and not profile.derived_is_per_pin():
+        out.warnings.append(
+            f"{derived.target} is pin {profile.default_pin}'s file (default_pin), so it is not "
+            f"compared for pin {ctx.pin}; put {{pin}} in the profile's derived path to commit "
+            "one per pin"
+        )
+        return
     lines = ctx.derived_lines
-    result = check_file(root / derived.target, lines, derived.target)
+    path = project_path(root, derived.target)
+    result = check_file(path, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
     else:
-        line = first_difference(root / derived.target, lines)
+        line = first_difference(path, lines)
         out.fail(
             f"{derived.target} differs from what derive writes",
             derived.regenerate,
@@ -176,6 +190,11 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
             line,
         )
         out.diffs.append(result.diff)
+
+
+def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+    root = ctx.config.root
+    _derived_up_to_date(ctx, derived, out)
     report_path = ctx.profile.report_path(ctx.pin)
     if not report_path:
         return
@@ -184,7 +203,8 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         (report_path, list(render_report(inputs))),
         (svg_path(report_path), list(render_picture(inputs))),
     ):
-        result = check_file(root / path, lines, path)
+        file = project_path(root, path)
+        result = check_file(file, lines, path)
         if result.up_to_date:
             out.passed.append(f"{path} is up to date")
         else:
@@ -192,7 +212,7 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
                 f"{path} differs from what report writes",
                 f"paramdiff report --profile {ctx.profile.name} --pin {ctx.pin}",
                 path,
-                first_difference(root / path, lines),
+                first_difference(file, lines),
             )
             out.diffs.append(result.diff)
 
@@ -203,9 +223,9 @@ def _loads_the_same(
     """The committed file read by each real loader (re-implemented in parse.clients) must give
     the name → value map paramdiff reports for it (float32), every line within 98 bytes."""
     try:
-        data = path.read_bytes()
-    except OSError:
-        return  # missing or unreadable: the up-to-date check already failed
+        data = read_regular(path, label=label)
+    except (OSError, InputError):
+        return  # missing or not a regular file: the up-to-date check already said so
     verified = _already_read_back(ctx, data)
     if verified is not None:
         out.passed.append(_same_in_all_loaders(label, verified))
@@ -328,7 +348,7 @@ def _target_models(
         if target in ctx.specs:
             out.append((*ctx.pinned_model(target), False))
         else:
-            path = ctx.config.root / target
+            path = project_path(ctx.config.root, target)
             out.append((target, target, read_local(path), local_resolver(), True))
     for p in extra:
         out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), True))

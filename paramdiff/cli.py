@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .errors import ParamdiffError
+from .errors import ParamdiffError, internal_error_line
 
 if TYPE_CHECKING:
     from .project import Options, PinContext
@@ -32,8 +32,13 @@ class ParamdiffGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ParamdiffError as exc:
+            for line in getattr(exc, "details", ()):  # a check's findings, then one Error line
+                click.echo(line, err=True)
             click.echo(f"Error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except BrokenPipeError:  # the reader left (`| head`): stop quietly, as cat would
+            _silence_stdout()
+            sys.exit(141)
         except OSError as exc:  # a file boundary the library did not name itself
             where = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"Error: {where}{exc.strerror or exc} — check the path", err=True)
@@ -44,12 +49,16 @@ class ParamdiffGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except Exception as exc:  # a bug: never exit 1, which means "drift found"
-            click.echo(
-                f"Error: internal error ({type(exc).__name__}: {str(exc)[:200]}) — please "
-                "report it with the command you ran",
-                err=True,
-            )
+            click.echo(internal_error_line(exc), err=True)
             sys.exit(BUG_EXIT)
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so exiting does not fail flushing it."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 ECHO_BATCH = 1 << 16  # characters per write: click.echo flushes on every call
@@ -77,6 +86,17 @@ def _echo_lines(lines: Iterable[str]) -> None:
 # --------------------------------------------------------------------------- option groups
 
 
+def _option_group(
+    wrapper: Callable[..., Any], f: Callable[..., Any], decorators: list[Any]
+) -> Callable[..., Any]:
+    """``wrapper`` (which turns a group of options into one typed argument of ``f``) with
+    ``f``'s name, help and other options, and the group's options on top."""
+    functools.update_wrapper(wrapper, f)
+    for d in reversed(decorators):
+        wrapper = d(wrapper)
+    return wrapper
+
+
 def _location(f: Callable[..., Any]) -> Callable[..., Any]:
     """Where the project, cache and upstream files are: becomes ``options: Options``."""
     decorators = [
@@ -102,8 +122,8 @@ def _location(f: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--transport",
-            type=click.Choice(["https", "git"]),
-            help="Override every source's transport.",
+            type=click.Choice(["https", "git", "mirror"]),
+            help="Override every source's transport (mirror needs --mirror).",
         ),
         click.option(
             "--git-base",
@@ -128,10 +148,7 @@ def _location(f: Callable[..., Any]) -> Callable[..., Any]:
         )
         return f(**kw)
 
-    functools.update_wrapper(wrapper, f)
-    for d in reversed(decorators):
-        wrapper = d(wrapper)
-    return wrapper
+    return _option_group(wrapper, f, decorators)
 
 
 def _profile_pin(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -183,21 +200,40 @@ def _table(f: Callable[..., Any]) -> Callable[..., Any]:
         )
         return f(**kw)
 
-    functools.update_wrapper(wrapper, f)
-    for d in reversed(decorators):
-        wrapper = d(wrapper)
-    return wrapper
+    return _option_group(wrapper, f, decorators)
 
 
 def _input(f: Callable[..., Any]) -> Callable[..., Any]:
-    """How to read local files: their format, and whether bad lines are warnings."""
+    """How to read local files: their format, whether bad lines are warnings, and where
+    their BlueOS %include paths may lead."""
     f = click.option("--lenient", is_flag=True, help="Keep going past bad lines (as warnings).")(f)
+    f = click.option(
+        "--root",
+        "include_root",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Directory every BlueOS %include must stay in (default: the file's git work "
+        "tree, else its own directory).",
+    )(f)
     return click.option(
         "--input-format",
         type=click.Choice(["auto", "params", "mp", "qgc", "blueos", "sdf"]),
         default="auto",
         show_default=True,
     )(f)
+
+
+def _output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """-o naming a directory is one Error line (click's own refusal prints its usage too)."""
+    if value is not None and str(value) != "-" and value.is_dir():
+        from .errors import UsageError
+
+        raise UsageError(
+            "-o names a directory, not a file", "name the file to write", file=str(value)
+        )
+    return value
+
+
+OUTPUT_FILE = click.Path(path_type=Path)  # a directory is refused by _output_file, in one line
 
 
 def _output(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -210,7 +246,8 @@ def _output(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return click.option(
             "-o",
             "--output",
-            type=click.Path(dir_okay=False, path_type=Path),
+            type=OUTPUT_FILE,
+            callback=_output_file,
             help=f"Where to write (default: the profile's {default} path). '-' for stdout.",
         )(f)
 
@@ -278,7 +315,12 @@ def fetch(options: Options, profile: str | None, pin: str | None, update: bool) 
 )
 @_table
 def show(
-    file: Path, input_format: str, lenient: bool, as_format: str | None, table: TableOptions
+    file: Path,
+    input_format: str,
+    lenient: bool,
+    include_root: Path | None,
+    as_format: str | None,
+    table: TableOptions,
 ) -> None:
     """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
     from .model.types import qgc_types
@@ -286,7 +328,7 @@ def show(
     from .parse.params import write_rows
     from .stages.compare import compare
 
-    src = local_source(file, input_format, lenient)
+    src = local_source(file, input_format, lenient, root=include_root)
     if as_format:
         qgc = qgc_types(src.file.params.values()) if as_format == "qgc" else None
         _warn(qgc.warning() if qgc else None)
@@ -301,7 +343,13 @@ def show(
 )
 @_input
 @_table
-def diff(files: tuple[Path, ...], input_format: str, lenient: bool, table: TableOptions) -> None:
+def diff(
+    files: tuple[Path, ...],
+    input_format: str,
+    lenient: bool,
+    include_root: Path | None,
+    table: TableOptions,
+) -> None:
     """N-way compare of local files (params or SDF), like mavparmdiff.
 
     Exits 1 when any row shown differs (differs, only in, missing in), 0 when none does.
@@ -311,7 +359,7 @@ def diff(files: tuple[Path, ...], input_format: str, lenient: bool, table: Table
 
     if len(files) < 2:
         raise click.UsageError("give at least two files")
-    comp = compare(local_sources(files, input_format, lenient))
+    comp = compare(local_sources(files, input_format, lenient, include_root))
     names = _print_comparison(comp, table, None)
     if any(comp.rows[n].status.disagrees for n in names):
         sys.exit(1)  # the README's exit code for differences; the table says which
@@ -437,9 +485,7 @@ def check(
     show_default=True,
     help="markdown (at most 60,000 characters: fits a PR comment) or json (everything).",
 )
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE."
-)
+@click.option("-o", "--output", type=OUTPUT_FILE, callback=_output_file, help="Write to FILE.")
 def review(options: Options, base: str | None, fmt: str, output: Path | None) -> None:
     """What this branch changes since BASE (default: the merge base with the default branch).
 

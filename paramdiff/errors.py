@@ -34,8 +34,11 @@ class ParamdiffError(Exception):
 
     @property
     def message(self) -> str:
-        text = f"{self.where}: {self.what}" if self.where else self.what
-        return f"{text} — {self.fix}" if self.fix else text
+        # A backstop for every call site: one line, and bounded however much input a
+        # message quotes (parsers already cut what they quote to QUOTE_LIMIT).
+        what = quote(self.what, MESSAGE_LIMIT)
+        text = f"{self.where}: {what}" if self.where else what
+        return f"{text} — {quote(self.fix, MESSAGE_LIMIT)}" if self.fix else text
 
     def __str__(self) -> str:
         return self.message
@@ -71,8 +74,41 @@ class DriftError(ParamdiffError):
         super().__init__(f"{len(findings)} problem(s) found", fix)
 
     @property
+    def details(self) -> list[str]:
+        """Lines printed before the one Error line: each finding, when there are several."""
+        return (
+            []
+            if len(self.findings) == 1
+            else [f"  - {quote(f, MESSAGE_LIMIT)}" for f in self.findings]
+        )
+
+    @property
     def message(self) -> str:
+        fix = quote(self.fix or "", MESSAGE_LIMIT)
         if len(self.findings) == 1:
-            return f"{self.findings[0]} — {self.fix}"
-        body = "\n".join(f"  - {f}" for f in self.findings)
-        return f"{self.what}:\n{body}\nFix: {self.fix}"
+            return f"{quote(self.findings[0], MESSAGE_LIMIT)} — {fix}"
+        return f"{self.what} (listed above) — {fix}"
+
+
+QUOTE_LIMIT = 80
+MESSAGE_LIMIT = 1000  # the longest real message (a list of valid keys, joined fixes) is shorter
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """Offending input as an error shows it: at most ``limit`` characters (a 200 MB value
+    must not make a 200 MB error line), control characters escaped (one line stays one)."""
+    short = text[:limit]
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in short)
+    return shown if len(text) <= limit else f"{shown}… ({len(text)} characters)"
+
+
+INTERNAL_ERROR_EXIT = 3
+
+
+def internal_error_line(exc: BaseException) -> str:
+    """The one line an unexpected exception becomes (exit 3, never 1: 1 means drift)."""
+    what = quote(f"{type(exc).__name__}: {exc}", 200)
+    return (
+        f"Error: internal error ({what}) — this is a bug in paramdiff; please report it with "
+        "the command you ran"
+    )

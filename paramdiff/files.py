@@ -1,45 +1,237 @@
-"""Files on disk: atomic writes (and, for inputs, bounded reads of regular files)."""
+"""The file boundary: bounded reads of regular files, and writes that never leave half a file.
+
+Every file paramdiff reads (parameter files, SDF, sources.yaml, overlays, the lock, cache
+entries, files named on the command line) goes through ``read_regular``: a FIFO, a device,
+a socket or a directory is refused by name before a byte is read (opening never blocks:
+O_NONBLOCK), and a file over ``INPUT_LIMIT`` bytes is refused before it is read, so no input
+can hang a run or take its memory. Every file it writes goes through ``write_atomic``.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
+import sys
+import tempfile
+import threading
 from pathlib import Path
 
-from .errors import ParamdiffError
+from .errors import InputError, ParamdiffError
+
+# The largest input: real ones are far smaller (the biggest, ArduPilot's apm.pdef.json, is
+# about 2 MB; a parameter file is tens of kB), so 8 MiB refuses only what is not one, and
+# the largest file it lets through (340,000 NAME VALUE lines) shows in 7 s and 360 MB.
+INPUT_LIMIT = 8 * 1024 * 1024
+
+
+def describe_kind(mode: int) -> str:
+    """What a non-regular file is, in words a user knows."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    for test, name in kinds:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    FileNotFoundError passes through unchanged (callers say what a missing file means);
+    anything else that is wrong is an InputError naming ``label`` (default: the path).
+    """
+    name = label or str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the file: {exc.strerror or exc}",
+            "check the path and its permissions",
+            file=name,
+        ) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(fd)
+        if info.st_size > limit and stat.S_ISREG(info.st_mode):
+            raise _too_big(name, info.st_size, limit)
+        raise InputError(
+            f"is {describe_kind(info.st_mode)}, not a regular file",
+            "name a regular file here",
+            file=name,
+        )
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise InputError(
+                f"cannot read the file: {exc.strerror or exc}", "check the file", file=name
+            ) from None
+    if len(data) > limit:  # it grew while we read it
+        raise _too_big(name, len(data), limit)
+    return data
+
+
+def project_path(root: Path, rel: str) -> Path:
+    """``root / rel`` for a file the project owns (sources.yaml, the lock, overlays, derived
+    files, reports, models in the repository), refused when a symlink on the way leads out of
+    the project: a pull request must not make `check` print, or `derive` overwrite, a file
+    elsewhere on the machine (``derived/x.params -> /proc/self/environ``, ``-> ~/.bashrc``)."""
+    path = root / rel
+    inside = Path(os.path.realpath(root))
+    resolved = Path(os.path.realpath(path))
+    if resolved != inside and not resolved.is_relative_to(inside):
+        raise InputError(
+            f"leads outside the project (a symlink to {str(resolved)[:80]})",
+            "replace the link with the file itself; project files stay in the project",
+            file=rel,
+        )
+    return path
+
+
+def _too_big(name: str, size: int, limit: int) -> InputError:
+    return InputError(
+        f"file is {size} bytes, over paramdiff's input limit of {limit} bytes",
+        "pass the parameter file, model or YAML it should be (those are far smaller)",
+        file=name,
+    )
+
+
+_umask_lock = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process umask: from /proc (Linux, no side effect), else by setting it and back
+    (under a lock, so two threads never see the interim value)."""
+    try:
+        for line in read_regular("/proc/self/status", limit=1 << 16).decode().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ParamdiffError, ValueError, IndexError):
+        pass
+    with _umask_lock:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return mask
 
 
 def write_atomic(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` via a temp file and rename; never leave half a file.
+    """Write ``data`` to ``path``; True when written, False when it already held these bytes.
 
-    Returns False (and touches nothing) when the file already holds exactly these bytes.
+    - a regular file (or a symlink to one: the link stays, its target is replaced) is written
+      via a temp file in the target's directory, fsynced and renamed: a failure leaves the old
+      bytes; the new file keeps the old one's mode, or gets 0666 minus the umask;
+    - a character device or a pipe (``/dev/stdout``, ``/dev/null``) is written straight;
+    - a directory, socket or block device is refused. Nothing unbounded is ever read.
     """
     try:
-        if path.read_bytes() == data:
-            return False
+        info: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
-        pass
+        info = None
     except OSError as exc:
-        raise ParamdiffError(f"cannot read {path}: {exc.strerror}", "check permissions") from None
-    import tempfile  # only writers need it
+        raise _write_error(path, exc) from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return _write_stream(path, data, info.st_mode)
+    if info is not None and _through_proc(path):
+        return _write_stream(path, data, info.st_mode)  # a magic link (/dev/stdout > file)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if info is not None and info.st_size == len(data) and _holds(target, data):
+        return False
+    mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~current_umask()
+    _replace(target, data, mode, path)
+    return True
 
+
+def _through_proc(path: Path) -> bool:
+    """Whether ``path`` reaches its file through /proc (``/dev/stdout`` -> /proc/self/fd/1):
+    a descriptor the shell opened, to write through, never to rename over."""
+    return _proc_link(path) is not None
+
+
+def _proc_link(path: Path) -> str | None:
+    """The /proc/... hop of ``path``'s symlink chain, if it has one."""
+    current = os.path.abspath(path)
+    for _ in range(40):
+        if current.startswith("/proc/"):
+            return current
+        if not os.path.islink(current):
+            return None
+        current = os.path.join(os.path.dirname(current), os.readlink(current))
+    return None
+
+
+def _own_fd(path: Path) -> int | None:
+    """N when ``path`` is this process's descriptor N (/dev/stdout, /dev/fd/N,
+    /proc/self/fd/N): written through that descriptor, so its offset moves on as the
+    shell expects (``-o /dev/stdout > file`` then more output)."""
+    hop = _proc_link(path)
+    if hop is None:
+        return None
+    parts = hop.split("/")  # ['', 'proc', 'self' or pid, 'fd', 'N']
+    if len(parts) == 5 and parts[2] in ("self", str(os.getpid())) and parts[3] == "fd":
+        return int(parts[4]) if parts[4].isdigit() else None
+    return None
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return read_regular(path, limit=len(data)) == data
+    except (OSError, ParamdiffError):
+        return False
+
+
+def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
     tmp_name = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp_name, path)
+        os.replace(tmp_name, target)
         tmp_name = None
     except OSError as exc:
-        raise ParamdiffError(
-            f"cannot write {path}: {exc.strerror or exc}",
-            "make the directory writable or choose another output path",
-        ) from None
+        raise _write_error(shown, exc) from None
     finally:
         if tmp_name is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
+
+
+def _write_stream(path: Path, data: bytes, mode: int) -> bool:
+    if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        raise ParamdiffError(
+            f"cannot write {path}: it is {describe_kind(mode)}",
+            "choose a regular file, a pipe or a character device as the output path",
+        )
+    try:
+        own = _own_fd(path)
+        if own is not None:
+            sys.stdout.flush()  # whatever was printed before goes first
+            view = memoryview(data)
+            while view:
+                view = view[os.write(own, view) :]
+            return True
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     return True
+
+
+def _write_error(path: Path, exc: OSError) -> ParamdiffError:
+    return ParamdiffError(
+        f"cannot write {path}: {exc.strerror or exc}",
+        "make the directory writable or choose another output path",
+    )

@@ -571,26 +571,25 @@ def fetch_project(
     from tabulate import tabulate
 
     from .stages.history import update_hint
-    from .upstream.fetch import fetch
+    from .upstream.fetch import fetch_targets
 
     config = options.config
-    transports = options.transports()
-    for target, target_pin in config.fetch_targets(profile, pin):
-        result = fetch(
-            config,
-            target,
-            target_pin,
-            options.cache,
-            transports,
-            update=update,
-            includes=blueos_includes,
-        )
-        headers = ["role", "source", "path", "size", "status"]
-        if update:
-            headers.append("update")
+    results = fetch_targets(
+        config,
+        config.fetch_targets(profile, pin),
+        options.cache,
+        options.transports(),
+        update=update,
+        includes=blueos_includes,
+    )
+    headers = ["role", "source", "path", "size", "status"]
+    if update:
+        headers.append("update")
+    for result in results:
         yield f"{result.profile} {result.pin}:"
         yield tabulate(result.table(update), headers=headers, tablefmt="simple")
         if update:
             others = [p for p in config.profile(result.profile).pins if p != result.pin]
             yield from update_hint(options.cache, result, others)
-        yield "sources.lock " + ("written" if result.lock_written else "unchanged")
+    # One write for every target (or none): see upstream.fetch.fetch_targets.
+    yield "sources.lock " + ("written" if any(r.lock_written for r in results) else "unchanged")

@@ -19,9 +19,11 @@ from .config.lock import LOCK_FILE, require_entry
 from .config.overlay import Overlay, load_overlay
 from .config.sources import PARAM_FORMATS, SOURCES_FILE, load_config
 from .errors import ConfigError, ParamdiffError, StaleOverlayError
+from .files import project_path, read_regular
 from .parse.params import parse_params
 from .project import Options, PinContext
 from .render.params import render as render_params
+from .render.params import render_derived
 from .render.report import render_report
 from .render.sinks import check_file
 from .stages.compare import compare
@@ -162,7 +164,7 @@ def _profile_review(new: Options, old: Options | None, name: str) -> ProfileRevi
         _overlay_changes(old_ctx, new_ctx, out)
         new_build = _build(new_ctx, out)
         if new_build is not None:
-            old_build = _build(old_ctx, None) if old_ctx else None
+            old_build = _base_build(old_ctx, out)
             old_values = _committed_values(old_ctx, old_build)
             out.lines = line_changes(old_build, old_values, new_build, new_ctx.metadata)
             out.header_lines_changed = len(
@@ -217,17 +219,32 @@ def _overlay_changes(old: PinContext | None, new: PinContext, out: ProfileReview
         out.attention.append(attention)
 
 
-def _build(ctx: PinContext | None, out: ProfileReview | None) -> Derived | None:
-    """The derived file as derive writes it; None when the overlay is stale (for the working
-    tree the stale deltas are already listed as needing attention)."""
+def _build(ctx: PinContext, out: ProfileReview) -> Derived | None:
+    """The working tree's derived file as derive writes it; None when the overlay is stale
+    (the stale deltas are already listed as needing attention)."""
+    try:
+        return ctx.derived
+    except StaleOverlayError as exc:
+        if not any((a.file, a.line) == (exc.file, exc.line) for a in out.attention):
+            out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
+        return None
+
+
+def _base_build(ctx: PinContext | None, out: ProfileReview) -> Derived | None:
+    """BASE's derived file rebuilt from BASE's inputs, else None (its committed file is used).
+
+    BASE is what the branch changes, not what it must fix: a BASE the current rules refuse
+    (a stale delta, a name a loader leaves out that the branch now excludes) is noted as
+    BASE's, with BASE's file and line, and never needs attention.
+    """
     if ctx is None:
         return None
     try:
         return ctx.derived
-    except StaleOverlayError as exc:
-        seen = out is None or any((a.file, a.line) == (exc.file, exc.line) for a in out.attention)
-        if out is not None and not seen:
-            out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
+    except StaleOverlayError:
+        return None  # the branch updating a stale delta is the usual case: nothing to say
+    except ParamdiffError as exc:
+        out.base_notes.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
         return None
 
 
@@ -238,8 +255,13 @@ def _committed_bytes(ctx: PinContext | None) -> bytes | None:
     if ctx is None:
         return None
     rel = ctx.profile.derived_path(ctx.pin)
-    path = ctx.config.root / rel if rel else None
-    return path.read_bytes() if path and path.exists() else None
+    path = project_path(ctx.config.root, rel) if rel else None
+    if path is None:
+        return None
+    try:  # bounded, regular files only (a committed symlink to /dev/zero is an Error)
+        return read_regular(path, label=rel)
+    except FileNotFoundError:
+        return None
 
 
 def _committed_values(ctx: PinContext | None, built: Derived | None) -> dict[str, float]:
@@ -255,7 +277,10 @@ def _committed_values(ctx: PinContext | None, built: Derived | None) -> dict[str
 
 def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
     if built is not None:
-        text = list(render_params(built))
+        # Rendered without reading it back with the loaders: only the header is compared, and
+        # a BASE the loaders refuse is not this branch's problem (the working tree's file is
+        # read back by them in _outputs_up_to_date).
+        text = render_derived(built)
     else:
         data = _committed_bytes(ctx)
         text = data.decode(errors="replace").splitlines() if data else []
@@ -267,7 +292,9 @@ def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
 def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> None:
     """The committed derived file and report are what this branch's inputs produce."""
     root = ctx.config.root
-    if not check_file(root / built.target, render_params(built), built.target).up_to_date:
+    if not check_file(
+        project_path(root, built.target), render_params(built), built.target
+    ).up_to_date:
         out.attention.append(
             Attention(
                 f"{built.target} is not what derive writes from this branch's inputs",
@@ -277,7 +304,12 @@ def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> 
             )
         )
     report = ctx.profile.report_path(ctx.pin)
-    if report and not check_file(root / report, render_report(ctx.report_inputs())).up_to_date:
+    if (
+        report
+        and not check_file(
+            project_path(root, report), render_report(ctx.report_inputs())
+        ).up_to_date
+    ):
         out.attention.append(
             Attention(
                 f"{report} is not what report writes from this branch's inputs",

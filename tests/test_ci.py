@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, location_args
+from helpers import ROOT, location_args
 
 from paramdiff.cli import main
 from paramdiff.render.github import annotation, escape_data, escape_property

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import FIXTURES
+from helpers import FIXTURES
 
 from paramdiff.cli import main
 from paramdiff.model.source import Source

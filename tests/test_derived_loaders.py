@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, location_args
+from helpers import ROOT, location_args
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES
+from helpers import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, location_args, tree_bytes
+from helpers import ROOT, location_args, tree_bytes
 
 from paramdiff.cli import main
 from paramdiff.config.sources import load_config

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, ROOT, location_args, shared_mirror
+from helpers import FIXTURES, ROOT, location_args, shared_mirror
 
 from paramdiff.cli import main
 from paramdiff.render.params import read_provenance
@@ -77,8 +77,9 @@ def test_three_way_rows_read_off_the_files(checkout: tuple[Path, list[str]]) -> 
     assert "74 (ThrottleRight)" in text and "26 (GroundSteering)" in text
     assert "only firmware 4.6 defines: CAM_RC_TYPE" in text
     arming = invoke("compare", "three-way", *loc, "--param", "ARMING_CHECK").output
-    row = next(ln for ln in arming.splitlines() if ln.startswith("ARMING_CHECK → ARMING_SKIPCHK"))
+    row = next(ln for ln in arming.splitlines() if ln.startswith("ARMING_SKIPCHK "))
     assert "1 (All) → 0 (none)" in row and "renamed, differs" in row
+    assert "  ARMING_CHECK → ARMING_SKIPCHK" in arming.splitlines()
     assert "only firmware 4.7 defines: " in text and "ARMING_SKIPCHK" in text
 
 
@@ -93,6 +94,13 @@ def test_committed_outputs_are_the_golden_files(checkout: tuple[Path, list[str]]
     report = (ROOT / "reports/blueboat-4.7.md").read_text()
     assert "port and starboard swapped" in report
     assert "| `SERVO3_REVERSED` | 1 (BlueBoat120.params:867) | 0 |" in report
+
+
+def test_the_second_pins_committed_report_is_up_to_date(checkout: tuple[Path, list[str]]) -> None:
+    _, loc = checkout
+    out = invoke("check", "--pin", "4.6", *loc)
+    assert out.exit_code == 0, out.output
+    assert "ok    blueboat 4.6: reports/blueboat-4.6.md is up to date" in out.output
 
 
 def test_check_against_sitl_models_fails_channel_by_channel(
@@ -273,8 +281,9 @@ def test_compare_pins_shows_what_moved_between_4_6_and_4_7(
     assert table["RNGFND1_MIN"][1:4] == ["20", "0.2", "renamed"]
     assert table["EK3_FLOW_MAX"][1:4] == ["2.5", "2.5", "renamed"]
     shown = invoke("compare", "pins", "4.6", "4.7", *loc, "--param", "RNGFND1_MAX*").output
-    row = next(ln for ln in shown.splitlines() if ln.startswith("RNGFND1_MAX_CM → RNGFND1_MAX"))
+    row = next(ln for ln in shown.splitlines() if ln.startswith("RNGFND1_MAX "))
     assert "20000 cm → 200 m" in row and "100 m" in row
+    assert "  RNGFND1_MAX_CM → RNGFND1_MAX" in shown.splitlines()
     doc = json.loads(
         invoke("compare", "pins", "4.6", "4.7", *loc, "--format", "json", "--param", "SR0_*").output
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import (
+from helpers import (
     C1,
     C2,
     FIXTURES,
@@ -170,7 +170,10 @@ def test_validate_reports_errors_and_advisories(
     assert ok.exit_code == 0, ok.output
     assert ok.output.splitlines()[-1] == (f"{good}: 2 parameters valid for Rover-4.7/apm.pdef.json")
     strict = invoke("validate", *loc, "--strict", str(f))
-    assert "SERVO1_MIN" in strict.output.split("Error:")[1]
+    # The findings are listed first, one per line; the Error line itself is one line, last.
+    *findings, last = strict.output.splitlines()
+    assert any(ln.startswith("  - ") and "SERVO1_MIN" in ln for ln in findings)
+    assert last.startswith("Error: 3 problem(s) found (listed above) — correct these values")
 
 
 def test_unknown_names_fail_validate(offline: tuple[Path, list[str]], tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, OVERLAY_YAML, build_mirror, location_args
+from helpers import FIXTURES, OVERLAY_YAML, build_mirror, location_args
 from test_offline_project import offline_sources, offline_upstream
 
 from paramdiff.cli import main
@@ -150,3 +150,23 @@ def test_compare_never_shows_a_tampered_label(tmp_path: Path) -> None:
     assert again.output == first.output
     assert b"ThrottleLeft" in path.read_bytes()  # rebuilt
     assert json.loads(path.read_bytes().split(b"\n")[1]) == list(expected())
+
+
+def test_an_entry_that_is_not_a_regular_file_is_a_miss(tmp_path: Path) -> None:
+    """A FIFO where the entry goes (reading or writing it would block) is passed over."""
+    import os
+
+    cache = Cache(tmp_path)
+    entry(cache).parent.mkdir(parents=True)
+    os.mkfifo(entry(cache))
+    assert dict(load(cache).params) == expected()
+
+
+def test_a_link_where_the_entry_goes_is_never_written_through(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"not yours")
+    cache = Cache(tmp_path / "cache")
+    entry(cache).parent.mkdir(parents=True)
+    entry(cache).symlink_to(target)
+    assert dict(load(cache).params) == expected()
+    assert target.read_bytes() == b"not yours"

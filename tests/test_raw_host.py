@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import ROOT, serve
+from helpers import ROOT, serve
 
 from paramdiff.cli import main
 from paramdiff.config.sources import load_config

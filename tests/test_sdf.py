@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES
+from helpers import FIXTURES
 
 from paramdiff.errors import InputError
 from paramdiff.parse.sdf import parse_sdf, read_channels

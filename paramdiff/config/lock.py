@@ -7,13 +7,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from ..files import write_atomic
+from ..errors import ConfigError, quote
+from ..files import project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"
+LOCK_VERSION = 1
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 HEADER = (
@@ -64,7 +65,7 @@ class Lock:
         tree: dict[str, Any] = {}
         for (profile, pin, role), entry in sorted(self.entries.items()):
             tree.setdefault(profile, {}).setdefault(pin, {})[role] = entry.to_yaml()
-        return HEADER + dump_yaml({"version": 1, "profiles": tree})
+        return HEADER + dump_yaml({"version": LOCK_VERSION, "profiles": tree})
 
 
 def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
@@ -81,14 +82,16 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
         if not isinstance(value, str) or not pattern.match(value):
             raise doc.error(
                 (*path, key),
-                f"{key} {value!r} is not {what}",
+                f"{key} {quote(repr(value))} is not {what}",
                 "the lock was edited by hand; restore it from git or run paramdiff fetch --update",
             )
         return value
 
     def size(value: Any, p: tuple[Any, ...]) -> int:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise doc.error(p, f"size {value!r} is not a byte count", "restore the lock from git")
+            raise doc.error(
+                p, f"size {quote(repr(value))} is not a byte count", "restore the lock from git"
+            )
         return value
 
     includes = []
@@ -120,6 +123,13 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
 def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
     doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
+    if raw["version"] != LOCK_VERSION or isinstance(raw["version"], bool):
+        raise doc.error(
+            ("version",),
+            f"unsupported lock version {quote(repr(raw['version']))} (this paramdiff writes "
+            f"version {LOCK_VERSION})",
+            "upgrade paramdiff, or delete sources.lock and run: paramdiff fetch",
+        )
     lock = Lock()
     for profile, pins in (raw["profiles"] or {}).items():
         for pin, roles in (pins or {}).items():
@@ -130,15 +140,16 @@ def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
 
 
 def read_lock(root: Path) -> Lock | None:
-    path = root / LOCK_FILE
-    if not path.exists():
+    try:
+        data = read_regular(project_path(root, LOCK_FILE), label=LOCK_FILE)
+    except FileNotFoundError:
         return None
-    return parse_lock(path.read_bytes())
+    return parse_lock(data)
 
 
 def write_lock(root: Path, lock: Lock) -> bool:
     """Write the lock if its bytes change; True when written."""
-    return write_atomic(root / LOCK_FILE, lock.render().encode())
+    return write_atomic(project_path(root, LOCK_FILE), lock.render().encode())
 
 
 def require_entry(lock: Lock | None, profile: str, pin: str, spec: SourceSpec) -> LockEntry:
@@ -155,7 +166,7 @@ def require_entry(lock: Lock | None, profile: str, pin: str, spec: SourceSpec) -
         raise ConfigError(
             f"{LOCK_FILE} entry for {profile} {pin} {spec.role} ({entry.repo}@{entry.ref} "
             f"{entry.path}) does not match sources.yaml ({spec.repo}@{spec.ref} {spec.path})",
-            f"{fix} --update",
+            f"if you changed sources.yaml, {fix}; if not, the lock was edited: restore it from git",
             file=LOCK_FILE,
             line=entry.line,
         )

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..digests import sha256_of
-from ..errors import ConfigError, StaleOverlayError
+from ..errors import ConfigError, StaleOverlayError, quote
+from ..files import project_path, read_regular
 from ..model.categories import compile_globs
 from ..model.metadata import Metadata
 from ..model.params import Param
@@ -141,7 +142,9 @@ def parse_overlay(data: bytes, file: str) -> Overlay:
     doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
     if raw["version"] != 1:
-        raise doc.error(("version",), f"unsupported version {raw['version']!r}", "use version: 1")
+        raise doc.error(
+            ("version",), f"unsupported version {quote(repr(raw['version']))}", "use version: 1"
+        )
     select = raw.get("select") or {}
     check_keys(doc, ("select",), select, set(), {"exclude", "include"})
     sections = []
@@ -196,7 +199,7 @@ def parse_overlay(data: bytes, file: str) -> Overlay:
 
 def load_overlay(root: Path, rel: str) -> Overlay:
     try:
-        data = (root / rel).read_bytes()
+        data = read_regular(project_path(root, rel), label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, quote
+from ..files import project_path, read_regular
 from ..model.categories import Category, ScriptParams
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
@@ -151,7 +152,7 @@ def check_repo(value: Any, doc: YamlDoc, path: KeyPath) -> str:
     if not isinstance(value, str) or not REPO_RE.match(value) or ".." in value:
         raise doc.error(
             path,
-            f"'{key_name(path)}' is not an owner/name repository: {value!r}",
+            f"'{key_name(path)}' is not an owner/name repository: {quote(repr(value))}",
             "write it as owner/name, e.g. ArduPilot/SITL_Models (no spaces, not starting with '-')",
         )
     return value
@@ -161,7 +162,7 @@ def check_ref(value: Any, doc: YamlDoc, path: KeyPath) -> str:
     if not isinstance(value, str) or not value or REF_BAD_RE.search(value):
         raise doc.error(
             path,
-            f"'{key_name(path)}' is not a safe git ref: {value!r}",
+            f"'{key_name(path)}' is not a safe git ref: {quote(repr(value))}",
             "use a branch, tag or 40-hex commit that does not start with '-' "
             "and has no whitespace or control characters",
         )
@@ -208,7 +209,7 @@ def _globs(doc: YamlDoc, path: KeyPath, value: Any) -> tuple[str, ...]:
         if not isinstance(item, str) or not NAME_GLOB_RE.match(item):
             raise doc.error(
                 (*path, i),
-                f"'{key_name(path)}' entry {item!r} is not a parameter name or glob",
+                f"'{key_name(path)}' entry {quote(repr(item))} is not a parameter name or glob",
                 "use upper-case names with * ? [..] wildcards, e.g. SERVO*_TRIM",
             )
     return tuple(items)
@@ -420,7 +421,9 @@ def parse_config(data: bytes, file: str, root: Path) -> Config:
     doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
     if raw["version"] != 1:
-        raise doc.error(("version",), f"unsupported version {raw['version']!r}", "use version: 1")
+        raise doc.error(
+            ("version",), f"unsupported version {quote(repr(raw['version']))}", "use version: 1"
+        )
     categories = tuple(
         _category(doc, ("categories", i), c) for i, c in enumerate(raw.get("categories") or [])
     )
@@ -435,9 +438,9 @@ def parse_config(data: bytes, file: str, root: Path) -> Config:
 
 
 def load_config(root: Path) -> Config:
-    path = root / SOURCES_FILE
+    path = project_path(root, SOURCES_FILE)
     try:
-        data = path.read_bytes()
+        data = read_regular(path, label=SOURCES_FILE)
     except FileNotFoundError:
         raise ConfigError(
             f"no {SOURCES_FILE} in {root}",

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
-from ..files import write_atomic
+from ..files import project_path, write_atomic
 from .sources import SOURCES_FILE, parse_config
 
 HEADER = """\
@@ -91,5 +91,5 @@ def write_starter(root: Path, s: Starter) -> list[str]:
                 file=rel,
             )
     for rel, data in s.files.items():
-        write_atomic(root / rel, data)
+        write_atomic(project_path(root, rel), data)
     return s.paths

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError
+from ..errors import ConfigError, quote
 
 KeyPath = tuple[str | int, ...]
 # The C-accelerated safe loader when libyaml is present; both build plain data only.
@@ -48,6 +48,7 @@ def load_yaml(data: bytes, file: str) -> YamlDoc:
             "not UTF-8 text", "save the file as UTF-8", file=file, line=line
         ) from None
     try:
+        _refuse_aliases(text, file)  # before anything builds or walks the document
         node, value = _compose_and_construct(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
@@ -71,6 +72,24 @@ def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
         return node, (loader.construct_document(node) if node is not None else None)
     finally:
         loader.dispose()
+
+
+def _refuse_aliases(text: str, file: str) -> None:
+    """Anchors and aliases are refused: none of paramdiff's files needs one, and an alias is
+    how a few lines of YAML become gigabytes (nested aliases) or a cycle (``x: &r [*r]``).
+    Checked on the event stream, which is linear in the text and never expands an alias."""
+    for event in yaml.parse(text, Loader=SAFE_LOADER):
+        anchor = getattr(event, "anchor", None)
+        if anchor is None:
+            continue
+        sign, kind = ("*", "alias") if isinstance(event, yaml.AliasEvent) else ("&", "anchor")
+        mark = event.start_mark
+        raise ConfigError(
+            f"YAML {kind} '{sign}{quote(str(anchor))}' is not allowed",
+            "write the value out in full; paramdiff's files use no anchors or aliases",
+            file=file,
+            line=mark.line + 1 if mark is not None else 1,
+        )
 
 
 def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:

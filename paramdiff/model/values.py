@@ -6,9 +6,15 @@ import math
 import re
 import struct
 
-NAME_RE = re.compile(r"^[A-Z][A-Z_0-9]*$")
+from ..errors import quote
+
+NAME_RE = re.compile(r"[A-Z][A-Z_0-9]*\Z")
 NAME_MAX = 16
-NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+# ArduPilot reads values with C's strtof (AP_Param::parse_param_line in
+# libraries/AP_Param/AP_Param.cpp), which knows ASCII digits only: Arabic-Indic or full-width
+# digits read as 0 there, so they are errors here. re.ASCII keeps \d to [0-9]; \Z refuses
+# the trailing newline that $ would allow.
+NUMBER_RE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z", re.ASCII)
 FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
 
 _F32 = struct.Struct("<f")
@@ -48,13 +54,13 @@ def check_name(name: str) -> tuple[str, str] | None:
     """(problem, fix) when ``name`` is not an ArduPilot parameter name."""
     if len(name) > NAME_MAX:
         return (
-            f"name '{name}' is {len(name)} characters; ArduPilot names are at most {NAME_MAX} "
-            "and its loader would silently skip this line",
+            f"name '{quote(name)}' is {len(name)} characters; ArduPilot names are at most "
+            f"{NAME_MAX} and its loader would silently skip this line",
             "correct the name against the firmware's parameter list",
         )
     if not NAME_RE.match(name):
         return (
-            f"name '{name}' is not a parameter name (upper-case letters, digits and _, "
+            f"name '{quote(name)}' is not a parameter name (upper-case letters, digits and _, "
             "starting with a letter)",
             "correct the name; ArduPilot would silently ignore it",
         )
@@ -64,11 +70,15 @@ def check_name(name: str) -> tuple[str, str] | None:
 def parse_number(text: str) -> tuple[float | None, str | None]:
     """(value, None) or (None, problem)."""
     if NUMBER_RE.match(text):
-        value = float(text)
+        value = float(text)  # safe: the grammar above is a subset of float()'s
         if math.isfinite(value) and math.isfinite(float32(value)):
             return value, None
-        return None, f"value '{text}' does not fit a float32 parameter"
+        return None, f"value '{quote(text)}' does not fit a float32 parameter"
     low = text.lower().lstrip("+-")
     if low in ("nan", "inf", "infinity"):
         return None, f"value '{text}' is not a finite number"
-    return None, f"value '{text}' is not a number"
+    if any(c.isdigit() and not c.isascii() for c in text):
+        return None, (
+            f"value '{quote(text)}' uses non-ASCII digits (ArduPilot's strtof reads only 0-9)"
+        )
+    return None, f"value '{quote(text)}' is not a number"

@@ -26,6 +26,7 @@ def parse_any(
     lenient: bool = False,
     joint_roles: dict[str, int] | None = None,
     read_include: IncludeReader | None = None,
+    include_root: str = "",
 ) -> ParamFile:
     """Any supported file (params formats or SDF) as a ParamFile."""
     if fmt == "auto":
@@ -39,4 +40,6 @@ def parse_any(
             file=file,
             line=1,
         )
-    return parse_params(data, file, fmt, lenient=lenient, read_include=read_include)
+    return parse_params(
+        data, file, fmt, lenient=lenient, read_include=read_include, include_root=include_root
+    )

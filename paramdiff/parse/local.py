@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, quote
+from ..files import read_regular
 from ..model.source import Source
 from .any import parse_any
 
 
 def read_local(path: Path) -> bytes:
     try:
-        return path.read_bytes()
-    except OSError as exc:
+        return read_regular(path, label=path.as_posix())
+    except FileNotFoundError as exc:
         raise InputError(
             f"cannot read the file: {exc.strerror}", "check the path", file=str(path)
         ) from None
+
+
+def include_root_for(path: Path, root: Path | None = None) -> Path:
+    """Where a local file's BlueOS ``%include`` paths must stay: ``root`` when given (--root),
+    else the git work tree holding the file, else the file's own directory."""
+    if root is not None:
+        return root.resolve()
+    here = path.resolve().parent
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
 
 
 def local_source(
@@ -25,10 +39,20 @@ def local_source(
     lenient: bool = False,
     role: str | None = None,
     joint_roles: dict[str, int] | None = None,
+    root: Path | None = None,
 ) -> Source:
     name = path.as_posix()
+    include_root = include_root_for(path, root)
 
     def read_include(inc: str) -> bytes:
+        # The parser checked the path as written; this checks where it really leads
+        # (a symlink inside the tree may point out of it).
+        if not Path(inc).resolve().is_relative_to(include_root):
+            raise InputError(
+                f"%include '{quote(inc)}' leads outside the include root {include_root}",
+                "fix the include path, or pass --root",
+                file=name,
+            )
         return read_local(Path(inc))
 
     parsed = parse_any(
@@ -38,11 +62,14 @@ def local_source(
         lenient=lenient,
         joint_roles=joint_roles,
         read_include=read_include,
+        include_root=os.path.relpath(include_root) if not path.is_absolute() else str(include_root),
     )
     return Source(role=role or path.name, file=parsed, path=name, lenient=lenient)
 
 
-def local_sources(paths: Iterable[Path], fmt: str = "auto", lenient: bool = False) -> list[Source]:
+def local_sources(
+    paths: Iterable[Path], fmt: str = "auto", lenient: bool = False, root: Path | None = None
+) -> list[Source]:
     sources: list[Source] = []
     used: set[str] = set()
     for path in paths:
@@ -54,5 +81,5 @@ def local_sources(paths: Iterable[Path], fmt: str = "auto", lenient: bool = Fals
         while role in used:
             role, n = f"{base}#{n}", n + 1
         used.add(role)
-        sources.append(local_source(path, fmt, lenient, role))
+        sources.append(local_source(path, fmt, lenient, role, root=root))
     return sources

@@ -11,22 +11,21 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
-from ..errors import InputError
+from ..errors import InputError, quote
 from ..model.params import Diagnostic, Origin, Param, ParamFile
 from ..model.values import check_name, format_value, parse_number, same_value
 
-NAME_RE = re.compile(r"^[A-Z][A-Z_0-9]*$")
-NAME_MAX = 16
-NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
 PARAMS_SPLIT = re.compile(r"[ \t,=]+")  # the separators ArduPilot's own loader accepts
 # The common, well-formed line in one match (a valid name, a decimal, an optional # comment);
-# anything else takes the general path, which explains what is wrong with it.
+# anything else takes the general path, which explains what is wrong with it. ASCII digits
+# only, as ArduPilot's strtof (see model/values.py NUMBER_RE).
 PARAMS_LINE_RE = re.compile(
     r"([A-Z][A-Z_0-9]{0,15})[ \t,=]+([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
-    r"[ \t,=]*(?:#\s*(.*))?"
+    r"[ \t,=]*(?:#\s*(.*))?",
+    re.ASCII,
 )
 FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
 INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
@@ -38,6 +37,11 @@ PARAM_TEXT_FORMATS = ("params", "mp", "qgc", "blueos")
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _ascii_int(text: str) -> bool:
+    """A non-negative integer in ASCII digits (str.isdigit also accepts '١' and '１')."""
+    return text.isascii() and text.isdigit()
 
 
 def decode(data: bytes, file: str) -> list[str]:
@@ -88,7 +92,7 @@ def detect_format(data: bytes, file: str = "") -> str:
                 return "qgc"
             continue
         fields = line.split("\t")
-        if len(fields) >= 4 and fields[0].strip().isdigit() and fields[1].strip().isdigit():
+        if len(fields) >= 4 and _ascii_int(fields[0].strip()) and _ascii_int(fields[1].strip()):
             return "qgc"
         if BLUEOS_RE.match(line.split("//")[0].strip()):
             return "blueos"
@@ -200,7 +204,7 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
             col.problem(
                 file,
                 n,
-                f"'{body}' is not a parameter line (NAME VALUE)",
+                f"'{quote(body)}' is not a parameter line (NAME VALUE)",
                 "write NAME VALUE, or comment the line out with #",
             )
             continue
@@ -208,7 +212,7 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
             col.problem(
                 file,
                 n,
-                f"unexpected text after the value: '{' '.join(tokens[2:])}'",
+                f"unexpected text after the value: '{quote(' '.join(tokens[2:]))}'",
                 "remove it, or put it after a # as a comment (ArduPilot ignores it silently)",
             )
             continue
@@ -231,16 +235,19 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
             )
             continue
         sysid, compid, name, text, type_text = fields
-        if not (sysid.isdigit() and compid.isdigit()):
-            col.problem(
-                file, n, f"sysid/compid '{sysid}'/'{compid}' are not numbers", "fix the columns"
-            )
-            continue
-        if not type_text.isdigit() or int(type_text) not in QGC_TYPES:
+        if not (_ascii_int(sysid) and _ascii_int(compid)):
             col.problem(
                 file,
                 n,
-                f"TYPE '{type_text}' is not a MAV_PARAM_TYPE",
+                f"sysid/compid '{quote(sysid)}'/'{quote(compid)}' are not numbers",
+                "fix the columns",
+            )
+            continue
+        if not _ascii_int(type_text) or int(type_text) not in QGC_TYPES:
+            col.problem(
+                file,
+                n,
+                f"TYPE '{quote(type_text)}' is not a MAV_PARAM_TYPE",
                 "use 2/4/6 (int8/16/32) or 9 (real32)",
             )
             continue
@@ -250,14 +257,36 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
 
 
 IncludeReader = Callable[[str], bytes]
+# Deeper than any real include set (BlueOS's go 2 levels); a deeper chain is refused, never
+# a RecursionError.
+INCLUDE_DEPTH_LIMIT = 32
+
+
+@dataclass
+class _IncludeContext:
+    """One top-level parse's includes: how to read them, where they must stay, and each
+    file's rows parsed once (a diamond of includes costs one parse per file, not 2^depth)."""
+
+    read: IncludeReader | None
+    root: str  # "" = repository-relative paths that may not climb; else a local directory
+    lenient: bool
+    parsed: dict[str, ParamFile] = field(default_factory=dict)
+
+
+def include_inside(path: str, root: str) -> bool:
+    """Whether the normalized include ``path`` stays inside ``root`` (see _IncludeContext)."""
+    if not root:
+        return not posixpath.isabs(path) and path != ".." and not path.startswith("../")
+    rel = posixpath.relpath(path, root)
+    return rel != ".." and not rel.startswith("../")
 
 
 def _parse_blueos(
     lines: list[str],
     file: str,
     col: _Collector,
-    read: IncludeReader | None,
-    chain: tuple[Origin, ...],
+    ctx: _IncludeContext,
+    stack: tuple[str, ...],
 ) -> None:
     """BlueOS's other format: ``%include "x"``, ``NAME: VALUE,`` and ``//`` comments.
 
@@ -271,29 +300,12 @@ def _parse_blueos(
         inc = INCLUDE_RE.match(stripped)
         if inc:
             target = inc.group(1) if inc.group(1) is not None else inc.group(2)
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
-            climbs = path.startswith("../") or path == ".."
-            if (climbs and not file.startswith("../")) or posixpath.isabs(target):
-                col.problem(
-                    file, n, f"%include '{target}' leaves the repository", "fix the include path"
-                )
-                continue
-            if any(o.file == path for o in chain) or path == file:
-                col.problem(file, n, f"%include '{target}' includes itself", "remove the cycle")
-                continue
-            if read is None:
-                col.problem(
-                    file,
-                    n,
-                    f"%include '{target}' cannot be resolved here",
-                    "parse the file through a profile so its includes are fetched",
-                )
-                continue
-            sub = decode(read(path), path)
-            _parse_blueos(sub, path, col, read, (*chain, Origin(file, n)))
+            _include(file, n, target, col, ctx, (*stack, file))
             continue
         if stripped.startswith("%"):
-            col.problem(file, n, f"unknown directive '{stripped}'", "only %include is supported")
+            col.problem(
+                file, n, f"unknown directive '{quote(stripped)}'", "only %include is supported"
+            )
             continue
         body, comment = _split_comment(stripped, "//")
         m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body)
@@ -301,13 +313,56 @@ def _parse_blueos(
             col.problem(
                 file,
                 n,
-                f"'{body}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
+                f"'{quote(body)}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
                 "write NAME: VALUE, or comment the line out with //",
             )
             continue
-        row = col.value_row(file, n, m.group(1), m.group(2), comment, chain=chain)
+        row = col.value_row(file, n, m.group(1), m.group(2), comment)
         if row:
             col.add(row, override=True)
+
+
+def _include(
+    file: str, n: int, target: str, col: _Collector, ctx: _IncludeContext, stack: tuple[str, ...]
+) -> None:
+    """Merge the rows of one ``%include`` line, each with this line prepended to its chain."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
+    shown = quote(target)
+    if posixpath.isabs(target) or not include_inside(path, ctx.root):
+        where = "the repository" if not ctx.root else "the include root"
+        fix = "fix the include path" if not ctx.root else "fix the include path, or pass --root"
+        col.problem(file, n, f"%include '{shown}' leaves {where}", fix)
+        return
+    if path in stack:
+        col.problem(file, n, f"%include '{shown}' includes itself", "remove the cycle")
+        return
+    if len(stack) > INCLUDE_DEPTH_LIMIT:
+        col.problem(
+            file,
+            n,
+            f"%include '{shown}' nests includes more than {INCLUDE_DEPTH_LIMIT} deep",
+            "flatten the include chain",
+        )
+        return
+    if ctx.read is None:
+        col.problem(
+            file,
+            n,
+            f"%include '{shown}' cannot be resolved here",
+            "parse the file through a profile so its includes are fetched",
+        )
+        return
+    sub = ctx.parsed.get(path)
+    if sub is None:
+        sub = ParamFile(file=path, format="blueos")
+        _parse_blueos(decode(ctx.read(path), path), path, _Collector(sub, ctx.lenient), ctx, stack)
+        ctx.parsed[path] = sub
+    here = Origin(file, n)
+    for p in sub.params.values():
+        col.add(replace(p, chain=(here, *p.chain)), override=True)
+    for w in sub.warnings:
+        if w not in col.out.warnings:
+            col.out.warnings.append(w)
 
 
 def parse_params(
@@ -317,8 +372,12 @@ def parse_params(
     *,
     lenient: bool = False,
     read_include: IncludeReader | None = None,
+    include_root: str = "",
 ) -> ParamFile:
-    """Parse a parameter text file. Raises InputError (strict) on the first bad line."""
+    """Parse a parameter text file. Raises InputError (strict) on the first bad line.
+
+    ``include_root``: the directory BlueOS ``%include`` paths must stay in; "" for files
+    named by their path inside a repository."""
     if fmt == "auto":
         fmt = detect_format(data, file)
     if fmt not in PARAM_TEXT_FORMATS:
@@ -334,7 +393,7 @@ def parse_params(
     if fmt == "qgc":
         _parse_qgc(lines, file, col)
     elif fmt == "blueos":
-        _parse_blueos(lines, file, col, read_include, ())
+        _parse_blueos(lines, file, col, _IncludeContext(read_include, include_root, lenient), ())
     else:
         _parse_name_value(lines, file, col)
     if not out.params and not out.warnings:

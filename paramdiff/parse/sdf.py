@@ -19,17 +19,17 @@ Comments inside the SDF (like "SERVO1_FUNCTION 73") are not data and are ignored
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, quote
 from ..model.params import Diagnostic, Fact, Param, ParamFile
-from ..model.values import format_value
+from ..model.values import format_value, parse_number
 from .params import decode
 
 DEFAULTS = {"servo_min": 1000.0, "servo_max": 2000.0, "offset": 0.0, "multiplier": 1.0}
 DEFAULT_TYPE = "VELOCITY"
+MAX_SERVO_CHANNELS = 32  # NUM_SERVO_CHANNELS on boards over 1 MB flash, and in SITL
 # Elements of <control> (and of the plugin) that have no parameter equivalent.
 CONTROL_FACT_KEYS = (
     "type",
@@ -176,17 +176,31 @@ def read_channels(data: bytes, file: str) -> tuple[list[Channel], list[Fact]]:
     return channels, facts
 
 
-def _channel(control: Any, file: str, seen: dict[int, Channel]) -> Channel:
-    line = _line(control)
-    raw_channel = control.get("channel")
-    if raw_channel is None or not raw_channel.strip().isdigit():
+def _channel_number(raw: str | None, file: str, line: int) -> int:
+    """The 0-based output index of ``channel="N"``: ASCII digits, below ArduPilot's output
+    count (NUM_SERVO_CHANNELS, 32, in libraries/SRV_Channel/SRV_Channel_config.h)."""
+    text = (raw or "").strip()
+    if not (text.isascii() and text.isdigit()):
+        shown = repr(raw if raw is None else quote(raw))
         raise InputError(
-            f"<control> has no valid channel attribute ({raw_channel!r})",
+            f"<control> has no valid channel attribute ({shown})",
             'add channel="N" (0-based: channel 0 is SERVO1)',
             file=file,
             line=line,
         )
-    number = int(raw_channel)
+    if len(text) > 3 or int(text) >= MAX_SERVO_CHANNELS:
+        raise InputError(
+            f"<control> channel '{quote(text)}' is beyond ArduPilot's {MAX_SERVO_CHANNELS} outputs",
+            f"use a channel from 0 to {MAX_SERVO_CHANNELS - 1} (channel 0 is SERVO1)",
+            file=file,
+            line=line,
+        )
+    return int(text)
+
+
+def _channel(control: Any, file: str, seen: dict[int, Channel]) -> Channel:
+    line = _line(control)
+    number = _channel_number(control.get("channel"), file, line)
     joint, _ = _child_text(control, "jointName")
     if not joint:
         raise InputError(
@@ -237,14 +251,10 @@ def _control_numbers(control: Any, file: str) -> tuple[dict[str, float], dict[st
         if text is None:
             values[key] = default
             continue
-        try:
-            values[key] = float(text)
-        except ValueError:
-            values[key] = math.nan
-        if not math.isfinite(values[key]):
-            raise InputError(
-                f"<{key}> '{text}' is not a finite number", "write a number", file=file, line=at
-            )
+        value, problem = parse_number(text)  # ArduPilot's ASCII grammar, finite
+        if value is None:
+            raise InputError(f"<{key}> {problem}", "write a number", file=file, line=at)
+        values[key] = value
     return values, lines
 
 
@@ -313,9 +323,9 @@ def parse_sdf(data: bytes, file: str, joint_roles: dict[str, int] | None = None)
                 Diagnostic(
                     file,
                     ch.line,
-                    f"joint '{ch.joint}' on channel {ch.channel} has no role in the profile's "
-                    "joint_roles, so SERVO{n}_FUNCTION cannot be derived".replace("{n}", str(n)),
-                    f"add '{ch.joint}: <SERVOn_FUNCTION>' under joint_roles in sources.yaml",
+                    f"joint '{quote(ch.joint)}' on channel {ch.channel} has no role in the "
+                    f"profile's joint_roles, so SERVO{n}_FUNCTION cannot be derived",
+                    f"add '{quote(ch.joint)}: <SERVOn_FUNCTION>' under joint_roles in sources.yaml",
                 )
             )
     out.representable = frozenset(names)

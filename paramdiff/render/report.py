@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..config.sources import Profile
+from ..files import project_path
 from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
 from ..parse.sdf import Channel
@@ -309,8 +310,11 @@ def svg_path(report_path: str) -> str:
 
 def svg_output(report: Output) -> Output:
     """Where the report's top view goes: beside it, same stem, same regenerating command."""
+    label = svg_path(report.label)
+    if report.root is not None:  # a project file: the picture must stay in the project too
+        return Output(project_path(report.root, label), label, report.fix, report.root)
     path = report.path.with_name(svg_path(report.path.name)) if report.path else None
-    return Output(path, svg_path(report.label), report.fix)
+    return Output(path, label, report.fix)
 
 
 def render_picture(inp: ReportInputs) -> Iterator[str]:

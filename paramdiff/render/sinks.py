@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DriftError, UsageError
-from ..files import write_atomic
+from ..files import project_path, read_regular, write_atomic
 
 
 def join_lines(lines: Iterable[str]) -> str:
@@ -29,11 +29,11 @@ class CheckResult:
 def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> CheckResult:
     """Compare what would be written with what is on disk; a unified diff when they differ."""
     expected = join_lines(lines)
-    try:
-        actual = path.read_text(encoding="utf-8")
+    try:  # a FIFO, a device or a huge file is an input error naming it, never read
+        actual: str | None = read_regular(path, label=label).decode("utf-8")
     except FileNotFoundError:
         actual = None
-    except (OSError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         actual = ""
     if actual == expected:
         return CheckResult(path, True, "")
@@ -57,6 +57,7 @@ class Output:
     path: Path | None
     label: str
     fix: str
+    root: Path | None = None  # the project, when the path is one of its files (not -o)
 
 
 def output_for(root: Path, output: Path | None, default: str | None, fix: str) -> Output:
@@ -67,7 +68,7 @@ def output_for(root: Path, output: Path | None, default: str | None, fix: str) -
         return Output(output, str(output), fix)
     if default is None:
         raise UsageError("give -o PATH (or -o - for stdout) for this format")
-    return Output(root / default, default, fix)
+    return Output(project_path(root, default), default, fix, root)
 
 
 def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[str]:

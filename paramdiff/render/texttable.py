@@ -25,8 +25,9 @@ def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
 
 
 def markdown_cell(text: str) -> str:
-    """A cell (or any inline text) that cannot split a table row: ``|`` escaped, CR/LF blanked."""
-    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    """A cell (or any inline text) that cannot split a table row: ``|`` escaped, CR/LF blanked,
+    no blanks at either end (metadata display names sometimes end in one)."""
+    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
 
 
 def markdown_table(
@@ -43,11 +44,31 @@ def markdown_table(
         yield "| " + " | ".join(markdown_cell(c) for c in row) + " |"
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> Iterator[str]:
-    """Lines of the table: aligned plain text, or a GitHub markdown table."""
+# A plain-text cell is cut to this many characters (ending in …): one value with every bit
+# label spelled out (ARMING_SKIPCHK) made the whole table 375 columns wide; at 24 the BlueBoat's
+# three-way table is 132 (it was 179 at 30 with a category column). Markdown, CSV and JSON keep
+# every cell whole; a parameter name (16 characters at most in ArduPilot) is never cut.
+TEXT_CELL_MAX = 24
+
+
+def cut_cell(cell: str, limit: int) -> str:
+    """``cell`` at most ``limit`` characters, its end replaced by … when cut."""
+    return cell if len(cell) <= limit else cell[: limit - 1] + "…"
+
+
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    markdown: bool,
+    cell_max: int | None = None,
+) -> Iterator[str]:
+    """Lines of the table: aligned plain text (cells cut at ``cell_max``; None keeps them
+    whole), or a GitHub markdown table (always whole)."""
     if markdown:
         yield from markdown_table(headers, rows)
         return
+    if cell_max is not None:
+        rows = [[cut_cell(c, cell_max) for c in row] for row in rows]
     widths = _widths(headers, rows)
     yield "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()
     yield "  ".join("-" * w for w in widths)

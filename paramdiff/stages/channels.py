@@ -124,19 +124,7 @@ def _motor_range_rule(
     """A multicopter motor: the model's servo range against the motor PWM range. A motor has
     no neutral: below servo_min the model's command clamps to zero."""
     pmin, pmax, note = motor_range(params)
-    if same_value(pmin, ch.servo_min) and same_value(pmax, ch.servo_max):
-        return []
-    ratio = ((pmax - pmin) / (ch.servo_max - ch.servo_min) - 1) * 100
-    return [
-        (
-            f"model range {format_value(ch.servo_min)}–{format_value(ch.servo_max)} vs motor "
-            f"PWM range {format_value(pmin)}–{format_value(pmax)}{note} ({abs(ratio):.0f}% "
-            f"{'less' if ratio < 0 else 'more'} PWM span: every command maps to a different "
-            "thrust)",
-            f"<servo_min>{format_value(pmin)}</servo_min> "
-            f"<servo_max>{format_value(pmax)}</servo_max> <offset>0</offset>",
-        )
-    ]
+    return _span_problem(ch, pmin, pmax, f"motor PWM range {_span(pmin, pmax)}{note}", "0")
 
 
 Problems = list[tuple[str, str]]  # (what is wrong, what to write in the <control> block)
@@ -186,18 +174,26 @@ def _range_rule(
     """The model's servo_min..servo_max against SERVOn_MIN..MAX."""
     n = ch.output
     (pmin, min_note), (pmax, max_note) = _servo(params, n, "MIN"), _servo(params, n, "MAX")
+    theirs = f"SERVO{n}_MIN/MAX {_span(pmin, pmax)}{min_note or max_note}"
+    return _span_problem(ch, pmin, pmax, theirs, _trim_offset(params, n))
+
+
+def _span(low: float, high: float) -> str:
+    return f"{format_value(low)}–{format_value(high)}"
+
+
+def _span_problem(ch: Channel, pmin: float, pmax: float, theirs: str, offset: str) -> Problems:
+    """The model's servo_min..servo_max against the parameters' PWM range (``theirs``)."""
     if same_value(pmin, ch.servo_min) and same_value(pmax, ch.servo_max):
         return []
     ratio = ((pmax - pmin) / (ch.servo_max - ch.servo_min) - 1) * 100
     return [
         (
-            f"model range {format_value(ch.servo_min)}–{format_value(ch.servo_max)} vs "
-            f"SERVO{n}_MIN/MAX {format_value(pmin)}–{format_value(pmax)}{min_note or max_note} "
-            f"({abs(ratio):.0f}% {'less' if ratio < 0 else 'more'} PWM span: every command "
-            "maps to a different thrust)",
+            f"model range {_span(ch.servo_min, ch.servo_max)} vs {theirs} ({abs(ratio):.0f}% "
+            f"{'less' if ratio < 0 else 'more'} PWM span: every command maps to a different "
+            "thrust)",
             f"<servo_min>{format_value(pmin)}</servo_min> "
-            f"<servo_max>{format_value(pmax)}</servo_max> "
-            f"<offset>{_trim_offset(params, n)}</offset>",
+            f"<servo_max>{format_value(pmax)}</servo_max> <offset>{offset}</offset>",
         )
     ]
 

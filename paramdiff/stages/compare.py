@@ -177,7 +177,7 @@ class Comparison:
         label = new_meta.label(name, converted) if new_meta else format_value(converted)
         return f"{text} → {label}"
 
-    def version_lines(self) -> list[str]:
+    def version_lines(self, names_shown: int = 12) -> list[str]:
         out = []
         for s in self.sources:
             meta = f"metadata {s.metadata.file}" if s.metadata else "no metadata"
@@ -191,10 +191,10 @@ class Comparison:
             out.append(
                 "VERSION MISMATCH: " + ", ".join(f"{role} says {v}" for role, v in versions.items())
             )
-        out.extend(self.version_only_names())
+        out.extend(self.version_only_names(names_shown))
         return out
 
-    def version_only_names(self) -> list[str]:
+    def version_only_names(self, shown_max: int = 12) -> list[str]:
         """Names in this table that only one of the sources' firmware versions defines."""
         metas: dict[str, Metadata] = {}
         for s in self.sources:
@@ -208,8 +208,8 @@ class Comparison:
             others = [m for f, m in metas.items() if f != fw]
             only = [n for n in names if n in meta and not any(n in o for o in others)]
             if only:
-                shown = ", ".join(only[:12]) + (
-                    f" (+{len(only) - 12} more)" if len(only) > 12 else ""
+                shown = ", ".join(only[:shown_max]) + (
+                    f" (+{len(only) - shown_max} more)" if len(only) > shown_max else ""
                 )
                 out.append(f"only firmware {fw} defines: {shown}")
         return out

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..digests import sha256_of
 from ..errors import FetchError
-from ..files import write_atomic
+from ..files import read_regular, write_atomic
 
 ENV_CACHE = "PARAMDIFF_CACHE"
 
@@ -33,9 +33,9 @@ class Cache:
         return self.root / "sha256" / sha256[:2] / sha256
 
     def get(self, sha256: str) -> bytes | None:
-        try:
-            data = self.path_for(sha256).read_bytes()
-        except OSError:
+        try:  # a FIFO or device planted in the cache is an error naming it, never read
+            data = read_regular(self.path_for(sha256))
+        except FileNotFoundError:
             return None
         # A damaged entry is a miss, never a source of wrong bytes.
         return data if sha256_of(data) == sha256 else None

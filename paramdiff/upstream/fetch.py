@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..config.lock import LOCK_FILE, Lock, LockEntry, read_lock, require_entry, write_lock
+from ..config.lock import LOCK_FILE, Lock, LockEntry, read_lock, require_entry
+from ..config.lockwrite import commit_entries
 from ..config.sources import Config, Profile, SourceSpec
 from ..digests import git_blob_id, sha256_of
 from ..errors import ConfigError, FetchError, ParamdiffError
@@ -28,6 +29,7 @@ from .transports import (
     MirrorTransport,
     Transport,
 )
+from .verified import VerifiedFile, VerifiedIndex
 
 ENV_MIRROR = "PARAMDIFF_MIRROR"
 ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
@@ -140,6 +142,7 @@ class _Engine:
         includes: IncludeFinder = _no_includes,
     ) -> None:
         self.cache = cache
+        self.verified = VerifiedIndex(cache.root)
         self.transports = transports
         self.includes = includes
 
@@ -147,19 +150,40 @@ class _Engine:
         if self.transports is None:
             raise FetchError(
                 f"{spec.describe()}: {what} is not in the cache and --offline forbids the network",
-                "run paramdiff fetch without --offline (or with --mirror) first",
+                "run paramdiff fetch without --offline (or with --mirror) first; if "
+                f"{LOCK_FILE} was edited, restore it from git",
             )
         return self.transports.for_source(spec)
+
+    def _cached(
+        self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
+    ) -> tuple[bytes, VerifiedFile] | None:
+        """Cached bytes, only if this cache verified them for (repo, commit, path) and they
+        are what the lock records. Anything else is a miss: re-verified at the source."""
+        seen = self.verified.get(spec.repo, commit, path)
+        if seen is None:
+            return None
+        if locked is not None and (seen.size, seen.sha256, seen.blob) != (
+            locked.size,
+            locked.sha256,
+            locked.blob,
+        ):
+            return None
+        data = self.cache.get(seen.sha256)  # re-hashed: the very bytes the record verified
+        if data is None or len(data) != seen.size:
+            return None
+        return data, seen
 
     def _download(
         self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
     ) -> tuple[bytes, str, str]:
         """Bytes of ``path`` at ``commit``, verified against the lock and the source's claims."""
         where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
+        # spec.describe() already names the role's path: name it again only for an include.
+        what = "the file" if path == spec.path else f"{path}, which it includes,"
+        transport = self._transport(spec, f"{what} at {commit[:12]}")
         try:
-            got: Fetched = self._transport(spec, path).get(
-                spec.repo, commit, path, locked.size if locked else None
-            )
+            got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
         except FetchError as exc:
             raise FetchError(f"{where}: {exc.what}", exc.fix) from None
         data = got.data
@@ -189,12 +213,14 @@ class _Engine:
                     "upstream or the mirror changed, review it and run paramdiff fetch --update",
                 )
         self.cache.put(data)
+        self.verified.put(VerifiedFile(spec.repo, commit, path, len(data), digest, blob))
         return data, digest, blob
 
     def one(self, spec: SourceSpec, entry: LockEntry | None, resolve: bool) -> FetchedRole:
         if resolve or entry is None:
+            transport = self._transport(spec, "the ref")  # its error names the role already
             try:
-                commit = self._transport(spec, "the ref").resolve(spec.repo, spec.ref)
+                commit = transport.resolve(spec.repo, spec.ref)
             except FetchError as exc:
                 raise FetchError(f"{spec.describe()}: {exc.what}", exc.fix) from None
         else:
@@ -205,32 +231,16 @@ class _Engine:
             if (entry is not None and same_commit)
             else None
         )
-        data = self.cache.get(locked.sha256) if locked else None
-        if locked is not None and data is not None:
-            # Cache.get re-hashed the bytes: they are the locked bytes, blob id included.
-            digest, blob, status = locked.sha256, locked.blob, "cached"
+        hit = self._cached(spec, commit, spec.path, locked)
+        if hit is not None:
+            data, digest, blob, status = hit[0], hit[1].sha256, hit[1].blob, "cached"
         else:
             data, digest, blob = self._download(spec, commit, spec.path, locked)
             status = "downloaded"
-        includes: dict[str, bytes] = {}
-        locked_files: list[LockedFile] = []
         old_includes = {i.path: i for i in entry.includes} if (entry and same_commit) else {}
-        pending = [(spec.path, data)]
-        while pending:
-            parent, parent_data = pending.pop(0)
-            for inc in self.includes(spec, parent, parent_data):
-                if inc in includes:
-                    continue
-                old = old_includes.get(inc)
-                inc_data = self.cache.get(old.sha256) if old else None
-                if inc_data is None:
-                    inc_data, _, _ = self._download(spec, commit, inc, old)
-                    status = "downloaded"
-                includes[inc] = inc_data
-                locked_files.append(
-                    LockedFile(inc, len(inc_data), sha256_of(inc_data), git_blob_id(inc_data))
-                )
-                pending.append((inc, inc_data))
+        includes, locked_files, fetched = self._walk_includes(spec, commit, data, old_includes)
+        if fetched:
+            status = "downloaded"
         new_entry = LockEntry(
             repo=spec.repo,
             ref=spec.ref,
@@ -242,13 +252,39 @@ class _Engine:
             blob=blob,
             includes=tuple(sorted(locked_files, key=lambda f: f.path)),
         )
-        if entry and same_commit and entry.includes and new_entry.includes != entry.includes:
+        if entry and same_commit and new_entry.includes != entry.includes:
             # Same commit, same main file, but the include set moved: only a hand edit does that.
             raise FetchError(
                 f"{spec.describe()}: the includes in {LOCK_FILE} do not match the file",
                 "restore the lock from git or run paramdiff fetch --update",
             )
         return FetchedRole(spec, new_entry, data, status, previous=entry, includes=includes)
+
+    def _walk_includes(
+        self, spec: SourceSpec, commit: str, data: bytes, locked: dict[str, LockedFile]
+    ) -> tuple[dict[str, bytes], list[LockedFile], bool]:
+        """Every file ``data`` includes (transitively), at the same commit, each verified
+        like the main file; and whether any had to be downloaded."""
+        includes: dict[str, bytes] = {}
+        locked_files: list[LockedFile] = []
+        downloaded = False
+        pending = [(spec.path, data)]
+        while pending:
+            parent, parent_data = pending.pop(0)
+            for inc in self.includes(spec, parent, parent_data):
+                if inc in includes:
+                    continue
+                old = locked.get(inc)
+                hit = self._cached(spec, commit, inc, old)
+                if hit is not None:
+                    inc_data, digest, blob = hit[0], hit[1].sha256, hit[1].blob
+                else:
+                    inc_data, digest, blob = self._download(spec, commit, inc, old)
+                    downloaded = True
+                includes[inc] = inc_data
+                locked_files.append(LockedFile(inc, len(inc_data), digest, blob))
+                pending.append((inc, inc_data))
+        return includes, locked_files, downloaded
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
         if len(jobs) == 1:  # no pool (nor its import) for one role: the common lazy lookup
@@ -269,6 +305,78 @@ class _Engine:
         return results
 
 
+Job = tuple[SourceSpec, LockEntry | None, bool]  # spec, its lock entry, resolve the ref?
+
+
+def _jobs(
+    lock: Lock, profile: Profile, pin: str, specs: dict[str, SourceSpec], update: bool
+) -> tuple[list[Job], list[Job]]:
+    """One pin's jobs, and the checks plain fetch runs before it moves an entry."""
+    jobs: list[Job] = []
+    checks: list[Job] = []
+    for role, spec in specs.items():
+        entry = lock.get(profile.name, pin, role)
+        stale = entry is not None and not entry.matches(spec)
+        if entry is not None and stale and not update:
+            # sources.yaml changed for this role, or the lock was edited: they look the same.
+            # The entry is replaced only once it verifies as it stands (its own repo, commit,
+            # path, size, digests, includes), so an edited entry fails and stays as it was;
+            # what replaces it comes from sources.yaml alone.
+            as_locked = replace(
+                spec, repo=entry.repo, ref=entry.ref, path=entry.path, format=entry.format
+            )
+            checks.append((as_locked, entry, False))
+        jobs.append((spec, None if stale else entry, update or stale or entry is None))
+    return jobs, checks
+
+
+def fetch_targets(
+    config: Config,
+    targets: Sequence[tuple[Profile, str | None]],
+    cache: Cache,
+    transports: TransportChoice | None,
+    *,
+    update: bool = False,
+    includes: IncludeFinder = _no_includes,
+) -> list[FetchResult]:
+    """Fetch every role of every (profile, pin). The lock is written once, after everything
+    verified — every target or none — under a file lock, changing only the entries this run
+    added or moved (``config.lockwrite``)."""
+    base = read_lock(config.root) or Lock()
+    planned, checks = [], []
+    for profile, wanted in targets:
+        pin, specs = profile.pin(wanted)
+        jobs, pin_checks = _jobs(base, profile, pin, specs, update)
+        planned.append((profile.name, pin, jobs))
+        checks += pin_checks
+    every_job = [job for _, _, jobs in planned for job in jobs]
+    if transports is None:
+        for spec, _entry, resolve in every_job:
+            if resolve:
+                why = "--update re-resolves refs" if update else "not locked yet"
+                raise FetchError(
+                    f"{spec.describe()}: {why}, and --offline cannot resolve refs",
+                    "run paramdiff fetch without --offline once",
+                )
+    done = iter(_Engine(cache, transports, includes).many([*checks, *every_job])[len(checks) :])
+    results = [FetchResult(name, pin, [next(done) for _ in jobs]) for name, pin, jobs in planned]
+    changes = {}
+    for r in results:
+        for role in r.roles:
+            old = base.get(r.profile, r.pin, role.spec.role)
+            if old != role.entry:
+                changes[(r.profile, r.pin, role.spec.role)] = role.entry
+            if old is not None and not old.matches(role.spec):
+                role.previous = old
+                role.status += (
+                    f" (sources.yaml changed; the lock had {old.repo}@{old.ref} {old.path})"
+                )
+    written = commit_entries(config.root, base, changes)
+    for r in results:
+        r.lock_written = written
+    return results
+
+
 def fetch(
     config: Config,
     profile: Profile,
@@ -279,27 +387,10 @@ def fetch(
     update: bool = False,
     includes: IncludeFinder = _no_includes,
 ) -> FetchResult:
-    """Fetch every role of a pin. Writes the lock only when everything verified."""
-    pin, specs = profile.pin(pin)
-    lock = read_lock(config.root) or Lock()
-    jobs = []
-    for role, spec in specs.items():
-        entry = lock.get(profile.name, pin, role)
-        stale = entry is not None and not entry.matches(spec)
-        jobs.append((spec, entry if not stale else None, update or stale or entry is None))
-    if transports is None:
-        for spec, _entry, resolve in jobs:
-            if resolve:
-                raise FetchError(
-                    f"{spec.describe()}: not locked yet, and --offline cannot resolve refs",
-                    "run paramdiff fetch without --offline once",
-                )
-    results = _Engine(cache, transports, includes).many(jobs)
-    new_lock = Lock(dict(lock.entries))
-    for r in results:
-        new_lock.entries[(profile.name, pin, r.spec.role)] = r.entry
-    written = write_lock(config.root, new_lock)
-    return FetchResult(profile.name, pin, results, lock_written=written)
+    """Fetch every role of one pin (see ``fetch_targets``)."""
+    return fetch_targets(
+        config, [(profile, pin)], cache, transports, update=update, includes=includes
+    )[0]
 
 
 def materialize(

@@ -175,6 +175,8 @@ class HttpClient:
                 "check the repo, commit and path exist upstream (paths are case-sensitive)",
             )
         if code in RETRY_STATUSES:
+            if _asks_past(resp, deadline):
+                raise self._deadline_passed(url)
             attempts = len(getattr(resp.raw.retries, "history", ())) + 1
             raise self._failed(url, deadline, f"HTTP {code}", attempts)
         raise HttpError(f"HTTP {code} for {url}", "check the URL")
@@ -242,11 +244,30 @@ class HttpClient:
 
 
 @functools.cache
+def _asks_past(resp: Response, deadline: float) -> bool:
+    """Whether the response's Retry-After points past the deadline."""
+    from urllib3.util.retry import Retry
+
+    header = resp.headers.get("Retry-After")
+    if header is None:
+        return False
+    try:
+        wait = Retry().parse_retry_after(header)
+    except Exception:  # urllib3 raises InvalidHeader for nonsense; then it is not a wait
+        return False
+    return time.monotonic() + wait >= deadline
+
+
 def _deadline_retry() -> type[Any]:
     """urllib3's ``Retry`` with one more rule: no retry, and no wait, past the deadline.
 
     Made on first use so that importing this module does not import urllib3.
     """
+    from types import TracebackType
+
+    from urllib3.connectionpool import ConnectionPool
+    from urllib3.exceptions import MaxRetryError, ResponseError
+    from urllib3.response import BaseHTTPResponse
     from urllib3.util.retry import Retry
 
     class DeadlineRetry(Retry):
@@ -266,6 +287,24 @@ def _deadline_retry() -> type[Any]:
         def get_retry_after(self, response: Any) -> float | None:
             after = super().get_retry_after(response)
             return None if after is None else min(after, max(0.0, self.deadline - time.monotonic()))
+
+        def increment(
+            self,
+            method: str | None = None,
+            url: str | None = None,
+            response: BaseHTTPResponse | None = None,
+            error: Exception | None = None,
+            _pool: ConnectionPool | None = None,
+            _stacktrace: TracebackType | None = None,
+        ) -> DeadlineRetry:
+            # A server asking to come back after the deadline: give up now rather than wait
+            # to the deadline and race the watchdog (the caller reports the deadline).
+            retry = super().increment(method, url, response, error, _pool, _stacktrace)
+            after = Retry.get_retry_after(self, response) if response is not None else None
+            if after is not None and time.monotonic() + after >= self.deadline:
+                reason = ResponseError("Retry-After points past the download's deadline")
+                raise MaxRetryError(_pool, url or "", reason)  # type: ignore[arg-type]
+            return retry
 
     return DeadlineRetry
 

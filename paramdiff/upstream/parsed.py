@@ -17,13 +17,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..digests import sha256_of
 from ..errors import InputError, ParamdiffError
-from ..files import write_atomic
+from ..files import read_regular, write_atomic
 from ..model.metadata import Metadata, is_flag_set, parse_pdef
 from .cache import Cache
 
@@ -49,9 +51,9 @@ def read_entry(cache: Cache, kind: str, source_sha256: str) -> bytes | None:
 def read_entry_lines(cache: Cache, kind: str, source_sha256: str) -> list[bytes] | None:
     """The entry's payload as lines, when its header and digest check out, else None. The
     bytes are split once and hashed in place (a 1.5 MB entry is never copied whole)."""
-    try:
-        data = parsed_path(cache, kind, source_sha256).read_bytes()
-    except OSError:
+    try:  # a regular file of bounded size (a FIFO planted in the cache must not hang a run)
+        data = read_regular(parsed_path(cache, kind, source_sha256))
+    except (OSError, InputError):
         return None
     lines = data.split(b"\n")
     if len(lines) < 2:
@@ -69,9 +71,17 @@ def read_entry_lines(cache: Cache, kind: str, source_sha256: str) -> list[bytes]
 
 def write_entry(cache: Cache, kind: str, source_sha256: str, payload: bytes) -> None:
     """Best effort: a cache that cannot be written only costs the next run a parse."""
+    path = parsed_path(cache, kind, source_sha256)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return  # a link, FIFO or device where the entry goes: never written through
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
     entry = _header(kind, source_sha256, payload) + payload
     with contextlib.suppress(ParamdiffError):  # write_atomic's error for an unwritable dir
-        write_atomic(parsed_path(cache, kind, source_sha256), entry)
+        write_atomic(path, entry)
 
 
 class LazyParams(Mapping[str, dict[str, Any]]):

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlparse
 
 from ..errors import FetchError
+from ..files import read_regular
 from .http import HttpClient, SizeLimit
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
@@ -66,7 +67,7 @@ def ls_remote(url: str, ref: str) -> str:
         out = _git().execute(["git", "ls-remote", "--", url, ref])
     except git.GitCommandError as exc:
         raise TransportError(
-            f"git ls-remote {url} failed: {exc.stderr.strip() or exc.status}",
+            f"git ls-remote {url} failed: {git_stderr(exc) or exc.status}",
             "check the repository URL and the network",
         ) from None
     found: dict[str, str] = {}
@@ -80,6 +81,19 @@ def ls_remote(url: str, ref: str) -> str:
         f"ref '{ref}' does not exist in {url}",
         "check the branch or tag name in sources.yaml (or pin a 40-hex commit)",
     )
+
+
+def git_stderr(exc: Any) -> str:
+    """git's complaint on one line (an error is one line). GitPython wraps stderr as
+    ``stderr: '...'``; git fetch over file:// prints the local and the remote side's
+    ``fatal:`` lines in whichever order they arrive, so those are sorted (the same
+    failure gives the same message)."""
+    text = str(getattr(exc, "stderr", "") or "").strip()
+    if text.startswith("stderr: '") and text.endswith("'"):
+        text = text[len("stderr: '") : -1]
+    lines = list(dict.fromkeys(" ".join(ln.split()) for ln in text.splitlines() if ln.strip()))
+    fatal = sorted(ln for ln in lines if ln.startswith(("fatal:", "error:")))
+    return "; ".join(fatal or lines)[:200]
 
 
 # --------------------------------------------------------------------------- transports
@@ -161,8 +175,7 @@ class GitTransport:
                     )
                 except git.GitCommandError as exc:
                     raise TransportError(
-                        f"git fetch of {commit} from {self.url(repo)} failed: "
-                        f"{(exc.stderr or '').strip()[:200]}",
+                        f"git fetch of {commit} from {self.url(repo)} failed: {git_stderr(exc)}",
                         "check the commit exists upstream and the host allows fetching it",
                     ) from None
             try:
@@ -208,8 +221,7 @@ class GitTransport:
                 )
             except git.GitCommandError as exc:
                 raise TransportError(
-                    f"git history of {repo} {ref} from {self.url(repo)} failed: "
-                    f"{(exc.stderr or '').strip()[:200]}",
+                    f"git history of {repo} {ref} from {self.url(repo)} failed: {git_stderr(exc)}",
                     "check the ref exists upstream and the host allows fetching it",
                 ) from None
         commits = []
@@ -250,8 +262,10 @@ class MirrorTransport:
         target = (root / rel).resolve()
         if not target.is_relative_to(root):
             raise TransportError(f"{rel} escapes the mirror", "fix the path")
+        # A regular file, bounded like a download: the recorded size, else the HTTP default.
+        bound = limit.size if limit is not None else self.client.settings.max_body
         try:
-            return target.read_bytes()
+            return read_regular(target, limit=bound)
         except FileNotFoundError:
             raise TransportError(
                 f"{target} does not exist in the mirror", "refresh the mirror or check the path"
