@@ -15,6 +15,8 @@ import pytest
 
 from paramdiff.errors import InputError
 from paramdiff.parse.sdf_include import (
+    MERGE_LIMIT,
+    NESTING_LIMIT,
     load_model,
     local_resolver,
     repo_include_paths,
@@ -358,3 +360,72 @@ def test_svg_is_deterministic_and_marks_findings(tmp_path: Path) -> None:
     assert first.count("#c62828") >= 2  # the mismatched rotor is drawn red
     assert "findings [1]" in first and "SERVO1 · 33" in first
     assert "1 of 4 channel(s) with findings" in first
+
+
+def doubling_chain(folder: Path, levels: int, plugin: str = "") -> Path:
+    """Model m0 includes m1 twice (as a and b), m1 includes m2 twice, ...: 2^levels merged
+    copies of the last model from ``levels + 1`` files of a few hundred bytes."""
+    for i in range(levels):
+        write(
+            folder / f"m{i}/model.sdf",
+            f'<sdf version="1.9"><model name="m{i}">\n'
+            f"<include><uri>model://m{i + 1}</uri><name>a</name></include>\n"
+            f"<include><uri>model://m{i + 1}</uri><name>b</name></include>\n"
+            + (plugin if i == 0 else "")
+            + "</model></sdf>\n",
+        )
+    last = f'<sdf version="1.9"><model name="m{levels}"><link name="l"/></model></sdf>\n'
+    write(folder / f"m{levels}/model.sdf", last)
+    return folder / "m0/model.sdf"
+
+
+def test_includes_that_double_at_every_level_are_refused_at_the_bound(tmp_path: Path) -> None:
+    """Gazebo would merge 2^N models; the merge stops at MERGE_LIMIT elements, at the line
+    of the <include> that crossed it (before: 25 levels grew in memory until killed)."""
+    top = doubling_chain(tmp_path, 14)  # 2^14 copies: past the bound, yet quick before the fix
+    with pytest.raises(InputError) as err:
+        load_model(top.read_bytes(), top.as_posix(), local_resolver({}))
+    assert str(err.value) == (
+        f"{(tmp_path / 'm10/model.sdf').as_posix()}:2: <include> model://m11 (copy 417) makes "
+        f"the merged model larger than {MERGE_LIMIT} elements (links, joints, models, ...) — "
+        "include each model once where the vehicle uses it (a model that includes another "
+        "twice doubles the merged model at every level)"
+    )
+    # Below the bound the same shape merges: 2^8 copies of m8's link, each scoped.
+    small = doubling_chain(tmp_path / "small", 8)
+    tree = load_model(small.read_bytes(), small.as_posix(), local_resolver({}))
+    assert len(tree.links) == 2**8 and "a::b::a::b::a::b::a::b::l" in tree.links
+    assert len(tree.includes) == 8  # each file once
+
+
+def test_models_nested_past_the_bound_are_refused_not_a_recursion_error(tmp_path: Path) -> None:
+    deep = NESTING_LIMIT + 1
+    nested = "".join(f'<model name="n{i}">\n' for i in range(deep)) + "</model>" * deep
+    model = write(
+        tmp_path / "m/model.sdf", f'<sdf version="1.9"><model name="m">{nested}</model></sdf>'
+    )
+    with pytest.raises(InputError) as err:
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert str(err.value) == (
+        f"{model.as_posix()}:{deep}: models nest more than {NESTING_LIMIT} deep here — flatten "
+        "the model (a vehicle nests a few models at most)"
+    )
+
+
+def test_a_long_relative_to_chain_is_placed_without_recursion(tmp_path: Path) -> None:
+    """Each link relative_to the next one written: 3000 deep, once a RecursionError."""
+    n = 3000
+    links = "".join(
+        f'<link name="l{i}"><pose relative_to="l{i + 1}">1 0 0 0 0 0</pose></link>'
+        for i in range(n)
+    )
+    model = write(
+        tmp_path / "m/model.sdf",
+        f'<sdf version="1.9"><model name="m">{links}<link name="l{n}"/></model></sdf>',
+    )
+    tree = load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert tree.links["l0"].pose.p == (float(n), 0.0, 0.0)
+    closed = f'<link name="l{n}"><pose relative_to="l0"/></link>'
+    model.write_text(model.read_text().replace(f'<link name="l{n}"/>', closed))
+    with pytest.raises(InputError, match=r"poses relative_to each other in a loop \(l0 -> l1 -> "):
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
