@@ -232,6 +232,7 @@ def local_resolver(env: dict[str, str] | None = None) -> Resolver:
 # them, before the time or memory goes.
 MERGE_LIMIT = 10_000  # elements (links, joints, frames, models, ...) over every merged copy
 NESTING_LIMIT = 32  # models inside models, nested or included
+ZERO_AXIS = 1e-6  # sdf::equal's default tolerance, which JointAxis::SetXyz compares the norm with
 
 
 def load_model(data: bytes, file: str, resolve: Resolver) -> ModelTree:
@@ -368,15 +369,13 @@ class _Merger:
             if xyz_elem.get("expressed_in", "") == "__model__" or legacy:
                 frame = at
         v = frame.rotate(xyz)
-        n = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2) or 1.0
+        n = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
+        # sdformat refuses an axis whose norm equals 0 within 1e-6 (JointAxis::SetXyz); it is
+        # kept as (0, 0, 0) here so the geometry check can say so for the channel.
+        axis = (v[0] / n, v[1] / n, v[2] / n) if n > ZERO_AXIS else (0.0, 0.0, 0.0)
         name = prefix + elem.get("name", "")
         self.tree.joints[name] = Joint(
-            name,
-            prefix + parent,
-            prefix + child,
-            (v[0] / n, v[1] / n, v[2] / n),
-            file,
-            _line(elem),
+            name, prefix + parent, prefix + child, axis, file, _line(elem)
         )
 
 
