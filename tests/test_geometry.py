@@ -578,3 +578,33 @@ def test_a_6dof_thruster_with_multiplier_0_or_a_zero_axis(tmp_path: Path) -> Non
     assert [f.channel for f in found] == [0]
     assert "the joint axis of t1_joint is zero" in str(found[0])
     assert found[0].fix == "a non-zero <axis><xyz> in joint t1_joint, along the thruster's push"
+
+
+def test_svg_outline_has_a_bow_ahead_of_the_origin_and_labels_the_expected(
+    tmp_path: Path,
+) -> None:
+    """The boat's two stern thrusters and the origin made a triangle whose tip was the model
+    origin; the outline is now the hull of the actuators and a bow marker ahead of both."""
+    import xml.etree.ElementTree as ET
+
+    result = run(boat(tmp_path, "p"), {"SERVO1_FUNCTION": 74.0, "SERVO3_FUNCTION": 73.0}, "Rover")
+    svg = ET.fromstring("\n".join(render_svg("boat", result.geometry)).encode())
+    ns = "{http://www.w3.org/2000/svg}"
+    hull = [
+        tuple(float(c) for c in point.split(","))
+        for point in svg.find(f"{ns}polygon").get("points").split()  # type: ignore[union-attr]
+    ]
+    origin = next(c for c in svg.iter(f"{ns}circle") if c.get("r") == "5")
+    origin_y = float(origin.get("cy", "0"))
+    assert len(hull) == 3
+    tip = min(hull, key=lambda p: p[1])
+    assert tip[1] < origin_y - 50  # the nose is well ahead (up the page) of the origin
+    texts = [t.text for t in svg.iter(f"{ns}text")]
+    assert "bow" in texts
+    assert "geometry: ThrottleLeft (73)" not in texts  # no metadata: plain numbers
+    assert "geometry: 73" in texts and "geometry: 74" in texts
+    # A rotor spinning the wrong way shows both spins.
+    quad_result = run(quad(tmp_path / "q", {**GOOD_SIGNS, "rotor_fr": -1}), QUAD, "ArduCopter")
+    quad_svg = "\n".join(render_svg("quad", quad_result.geometry))
+    assert ">CW, expected CCW</text>" in quad_svg
+    assert quad_svg.count("expected") == 1

@@ -125,6 +125,7 @@ class View:
     expected: int | None = None  # the SERVOn_FUNCTION the geometry says this channel is
     reversed: bool = False  # SERVOn_REVERSED, which flips a thruster's push
     expected_spin: int | None = None  # rotors: the spin the frame gives the motor there
+    expected_label: str = ""  # ``expected`` as the label shows a function, e.g. "Motor3 (35)"
     findings: list[int] = field(default_factory=list)  # 1-based numbers in the report
 
 
@@ -269,6 +270,8 @@ def analyse(
     findings = list(missing)
     for act in sorted(placed.values(), key=lambda a: a.channel.channel):
         view, found = judge(ctx, act)
+        if view.expected is not None:
+            view.expected_label = _short(ctx, act, float(view.expected))
         views.append(view)
         findings.extend(found)
     boot = [notes[n] for n in sorted(notes) if any(a.channel.output == n for a in placed.values())]
