@@ -205,6 +205,20 @@ def _input(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def _output_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """-o naming a directory is one Error line (click's own refusal prints its usage too)."""
+    if value is not None and str(value) != "-" and value.is_dir():
+        from .errors import UsageError
+
+        raise UsageError(
+            "-o names a directory, not a file", "name the file to write", file=str(value)
+        )
+    return value
+
+
+OUTPUT_FILE = click.Path(path_type=Path)  # a directory is refused by _output_file, in one line
+
+
 def _output(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """-o and --check for a generated file whose default path is the profile's ``default``."""
 
@@ -215,7 +229,8 @@ def _output(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return click.option(
             "-o",
             "--output",
-            type=click.Path(dir_okay=False, path_type=Path),
+            type=OUTPUT_FILE,
+            callback=_output_file,
             help=f"Where to write (default: the profile's {default} path). '-' for stdout.",
         )(f)
 
@@ -453,9 +468,7 @@ def check(
     show_default=True,
     help="markdown (at most 60,000 characters: fits a PR comment) or json (everything).",
 )
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE."
-)
+@click.option("-o", "--output", type=OUTPUT_FILE, callback=_output_file, help="Write to FILE.")
 def review(options: Options, base: str | None, fmt: str, output: Path | None) -> None:
     """What this branch changes since BASE (default: the merge base with the default branch).
 

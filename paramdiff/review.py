@@ -23,6 +23,7 @@ from .files import project_path, read_regular
 from .parse.params import parse_params
 from .project import Options, PinContext
 from .render.params import render as render_params
+from .render.params import render_derived
 from .render.report import render_report
 from .render.sinks import check_file
 from .stages.compare import compare
@@ -163,7 +164,7 @@ def _profile_review(new: Options, old: Options | None, name: str) -> ProfileRevi
         _overlay_changes(old_ctx, new_ctx, out)
         new_build = _build(new_ctx, out)
         if new_build is not None:
-            old_build = _build(old_ctx, None) if old_ctx else None
+            old_build = _base_build(old_ctx, out)
             old_values = _committed_values(old_ctx, old_build)
             out.lines = line_changes(old_build, old_values, new_build, new_ctx.metadata)
             out.header_lines_changed = len(
@@ -218,17 +219,32 @@ def _overlay_changes(old: PinContext | None, new: PinContext, out: ProfileReview
         out.attention.append(attention)
 
 
-def _build(ctx: PinContext | None, out: ProfileReview | None) -> Derived | None:
-    """The derived file as derive writes it; None when the overlay is stale (for the working
-    tree the stale deltas are already listed as needing attention)."""
+def _build(ctx: PinContext, out: ProfileReview) -> Derived | None:
+    """The working tree's derived file as derive writes it; None when the overlay is stale
+    (the stale deltas are already listed as needing attention)."""
+    try:
+        return ctx.derived
+    except StaleOverlayError as exc:
+        if not any((a.file, a.line) == (exc.file, exc.line) for a in out.attention):
+            out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
+        return None
+
+
+def _base_build(ctx: PinContext | None, out: ProfileReview) -> Derived | None:
+    """BASE's derived file rebuilt from BASE's inputs, else None (its committed file is used).
+
+    BASE is what the branch changes, not what it must fix: a BASE the current rules refuse
+    (a stale delta, a name a loader leaves out that the branch now excludes) is noted as
+    BASE's, with BASE's file and line, and never needs attention.
+    """
     if ctx is None:
         return None
     try:
         return ctx.derived
-    except StaleOverlayError as exc:
-        seen = out is None or any((a.file, a.line) == (exc.file, exc.line) for a in out.attention)
-        if out is not None and not seen:
-            out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
+    except StaleOverlayError:
+        return None  # the branch updating a stale delta is the usual case: nothing to say
+    except ParamdiffError as exc:
+        out.base_notes.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
         return None
 
 
@@ -261,7 +277,10 @@ def _committed_values(ctx: PinContext | None, built: Derived | None) -> dict[str
 
 def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
     if built is not None:
-        text = list(render_params(built))
+        # Rendered without reading it back with the loaders: only the header is compared, and
+        # a BASE the loaders refuse is not this branch's problem (the working tree's file is
+        # read back by them in _outputs_up_to_date).
+        text = render_derived(built)
     else:
         data = _committed_bytes(ctx)
         text = data.decode(errors="replace").splitlines() if data else []

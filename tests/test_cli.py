@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import FIXTURES, location_args, tree_bytes
+from helpers import FIXTURES, build_mirror, location_args, small_upstream, tree_bytes
 
 from paramdiff.cli import main
 from paramdiff.render.params import read_provenance
@@ -49,6 +49,23 @@ def test_three_way_shows_meaning_and_provenance(fetched: tuple[Path, list[str]])
         "name,hardware,sitl,sitl_models,status,category,display_name,renamed_from",
         "NL_ACRO_BLINKS,1,,,only in hardware,script,,",
     ]
+
+
+def test_text_table_says_a_shared_category_once(fetched: tuple[Path, list[str]]) -> None:
+    """For a terminal: a category column every row shares is said once in the count line;
+    markdown and CSV keep the column."""
+    _, loc = fetched
+    lines = invoke("compare", "three-way", *loc, "--category", "vehicle").output.splitlines()
+    count = next(ln for ln in lines if " parameters shown" in ln)
+    assert " parameters shown (all in category vehicle): " in count
+    header = next(ln for ln in lines if ln.startswith("name "))
+    assert header.split() == ["name", "hardware", "sitl", "sitl_models", "status", "display_name"]
+    mixed = invoke("compare", "three-way", *loc).output.splitlines()
+    assert "category" in next(ln for ln in mixed if ln.startswith("name ")).split()
+    md = invoke("compare", "three-way", *loc, "--category", "vehicle", "--format", "markdown")
+    assert "| name | hardware | sitl | sitl_models | status | category | display_name |" in (
+        md.output.splitlines()
+    )
 
 
 def test_derive_check_and_drift(fetched: tuple[Path, list[str]]) -> None:
@@ -169,3 +186,27 @@ def test_history_walks_the_mirror_commits(fetched: tuple[Path, list[str]]) -> No
         ("c1c1c1c1c1c1", "WP_RADIUS=2"),
         ("c2c2c2c2c2c2", "WP_RADIUS=1"),
     ]
+
+
+def test_history_says_why_it_has_nothing_to_show(
+    fetched: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    _, loc = fetched
+    out = invoke("history", "NO_SUCH_*", *loc)
+    assert out.exit_code == 2
+    assert out.output == (
+        "Error: no parameter matches 'NO_SUCH_*' in hardware (boats/hw.params) at any of the 2 "
+        "upstream commit(s) that changed it — check the name; a glob such as 'ATC_RAT_*' needs "
+        "quotes in the shell\n"
+    )
+    repos = small_upstream()
+    repos["acme/params"]["commits"] = []  # files at commits, no history (as ArduPilot/ardupilot)
+    build_mirror(tmp_path / "mirror", repos)
+    out = invoke("history", "WP_RADIUS", *loc)
+    assert out.exit_code == 2
+    assert out.output == (
+        "Error: no upstream commit in the mirror's MANIFEST holds acme/params:boats/hw.params "
+        "(the mirror holds that file at pinned commits only, not its history) — its history "
+        "needs git: run without --mirror/PARAMDIFF_MIRROR (history then reads git log; "
+        "--git-base URL for another host)\n"
+    )

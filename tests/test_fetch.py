@@ -367,7 +367,18 @@ def test_offline_uses_cache_and_fails_clearly(project: Path, tmp_path: Path) -> 
     assert run(["fetch", "--offline"], project, tmp_path / "c").exit_code == 0
     result = run(["fetch", "--offline"], project, tmp_path / "empty")
     assert result.exit_code == 2
-    assert "is not in the cache and --offline forbids the network" in result.output
+    # One line naming the role and its file once (not the path again after the role's prefix)
+    assert result.output == (
+        "Error: hardware (acme/params@master boats/hw.params): the file at c2c2c2c2c2c2 is not "
+        "in the cache and --offline forbids the network — run paramdiff fetch without --offline "
+        "(or with --mirror) first; if sources.lock was edited, restore it from git\n"
+    )
+    update = run(["fetch", "--offline", "--update"], project, tmp_path / "c")
+    assert update.exit_code == 2
+    assert update.output.startswith(
+        "Error: hardware (acme/params@master boats/hw.params): --update re-resolves refs, and "
+        "--offline cannot resolve refs — "
+    )
 
 
 # --------------------------------------------------------------------------- git transport

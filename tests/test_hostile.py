@@ -212,6 +212,21 @@ def test_a_directory_where_a_project_file_should_be_is_one_error_line(
     )
 
 
+@pytest.mark.parametrize("command", [["derive"], ["report"], ["derive", "--check"]])
+def test_output_naming_a_directory_is_one_error_line(
+    derived: tuple[Path, list[str]], tmp_path: Path, command: list[str]
+) -> None:
+    """Before: click's usage, a 'Try --help' line, a blank line, then its own Error line."""
+    _, loc = derived
+    target = tmp_path / "outdir"
+    target.mkdir()
+    result = run(*command, *loc, "-o", str(target))
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: {target}: -o names a directory, not a file — name the file to write\n"
+    )
+
+
 def test_a_lock_from_a_future_version_is_refused(derived: tuple[Path, list[str]]) -> None:
     root, loc = derived
     lock = root / "sources.lock"

@@ -77,8 +77,9 @@ def test_three_way_rows_read_off_the_files(checkout: tuple[Path, list[str]]) -> 
     assert "74 (ThrottleRight)" in text and "26 (GroundSteering)" in text
     assert "only firmware 4.6 defines: CAM_RC_TYPE" in text
     arming = invoke("compare", "three-way", *loc, "--param", "ARMING_CHECK").output
-    row = next(ln for ln in arming.splitlines() if ln.startswith("ARMING_CHECK → ARMING_SKIPCHK"))
+    row = next(ln for ln in arming.splitlines() if ln.startswith("ARMING_SKIPCHK "))
     assert "1 (All) → 0 (none)" in row and "renamed, differs" in row
+    assert "  ARMING_CHECK → ARMING_SKIPCHK" in arming.splitlines()
     assert "only firmware 4.7 defines: " in text and "ARMING_SKIPCHK" in text
 
 
@@ -280,8 +281,9 @@ def test_compare_pins_shows_what_moved_between_4_6_and_4_7(
     assert table["RNGFND1_MIN"][1:4] == ["20", "0.2", "renamed"]
     assert table["EK3_FLOW_MAX"][1:4] == ["2.5", "2.5", "renamed"]
     shown = invoke("compare", "pins", "4.6", "4.7", *loc, "--param", "RNGFND1_MAX*").output
-    row = next(ln for ln in shown.splitlines() if ln.startswith("RNGFND1_MAX_CM → RNGFND1_MAX"))
+    row = next(ln for ln in shown.splitlines() if ln.startswith("RNGFND1_MAX "))
     assert "20000 cm → 200 m" in row and "100 m" in row
+    assert "  RNGFND1_MAX_CM → RNGFND1_MAX" in shown.splitlines()
     doc = json.loads(
         invoke("compare", "pins", "4.6", "4.7", *loc, "--format", "json", "--param", "SR0_*").output
     )

@@ -158,7 +158,8 @@ def test_invented_commit_is_refused_offline(tmp_path: Path, warm: Warm) -> None:
         "check", "--offline", "--root", str(project), "--cache-dir", str(tmp_path / "warm-cache")
     )
     assert code == 2
-    assert f"boats/hw.params at {INVENTED[:12]} is not in the cache and --offline forbids" in out
+    at = f"boats/hw.params): the file at {INVENTED[:12]} is not in the cache and --offline "
+    assert at in out
     assert "if sources.lock was edited, restore it from git" in out
 
 

@@ -178,9 +178,18 @@ def test_diff_output_shows_both_names_in_every_format(tmp_path: Path) -> None:
     old, new = write(tmp_path, "old.params", OLD), write(tmp_path, "new.params", NEW)
     text = invoke("diff", str(old), str(new))
     assert text.exit_code == 1, text.output  # two renamed values differ once converted
-    row = next(ln for ln in text.output.splitlines() if ln.startswith("RNGFND1_MAX_CM"))
-    assert row.split("  ")[0] == "RNGFND1_MAX_CM → RNGFND1_MAX"
+    # Text (for a terminal): the row under its current name, so OLD → NEW never widens the
+    # name column; the pair is listed below the table.
+    lines = text.output.splitlines()
+    row = next(ln for ln in lines if ln.startswith("RNGFND1_MAX "))
     assert "20000 → 200" in row and "renamed, differs" in row
+    assert not any(ln.startswith("RNGFND1_MAX_CM") for ln in lines)
+    note = lines.index(
+        "Renamed (old name → the name shown; old values converted where a rule says how):"
+    )
+    assert "  RNGFND1_MAX_CM → RNGFND1_MAX" in lines[note + 1 :]
+    rule = next(ln for ln in lines if ln.startswith("---"))
+    assert len(rule.split("  ")[0]) < len("RNGFND1_MAX_CM → RNGFND1_MAX")
     rows = list(
         csv.reader(io.StringIO(invoke("diff", str(old), str(new), "--format", "csv").output))
     )

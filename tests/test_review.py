@@ -9,7 +9,7 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
-from helpers import C1, C2, ROOT, location_args
+from helpers import C1, C2, ROOT, build_mirror, location_args, small_upstream
 
 from paramdiff.cli import main
 from paramdiff.render.review import MARKDOWN_LIMIT, render_markdown
@@ -137,6 +137,60 @@ def test_review_outside_git_and_unknown_base_are_input_errors(
     out = invoke("review", "no-such-branch", *loc)
     assert out.exit_code == 2
     assert "Error: BASE 'no-such-branch' is not a commit in " in out.output
+
+
+EXCLUDE_FENCE = (
+    "    - {params: [FENCE_TOTAL], reason: MAVProxy and Mission Planner never load it}\n"
+)
+
+
+def test_base_refused_by_todays_loader_rules_is_not_this_branchs_problem(
+    project: Path, tmp_path: Path
+) -> None:
+    """BASE carries FENCE_TOTAL (a name MAVProxy never loads from a file); the branch leaves it
+    out and passes check. BASE's file is only compared: review exits 0 and names nothing at a
+    line of the working tree's derived file."""
+    repos = small_upstream()
+    for files in repos["acme/params"]["files"].values():  # type: ignore[union-attr]
+        files["boats/hw.params"] += b"FENCE_TOTAL      0\n"
+    build_mirror(tmp_path / "mirror", repos)
+    loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
+    repo = new_repo(project)
+    assert invoke("fetch", *loc).exit_code == 0
+    commit_all(repo, "base: derive would refuse FENCE_TOTAL")
+    overlay = project / "overlays/boat.yaml"
+    overlay.write_text(overlay.read_text().replace("sections:", EXCLUDE_FENCE + "sections:"))
+    generate(loc)
+    assert invoke("check", *loc).exit_code == 0
+    commit_all(repo, "leave FENCE_TOTAL out")
+    out = invoke("review", "HEAD~1", *loc)
+    assert out.exit_code == 0, out.output
+    assert "does not load" not in out.output
+    assert "Nothing is stale" in out.output
+    assert "| removed | `FENCE_TOTAL` | 0 |  |  | left out by overlays/boat.yaml:" in out.output
+
+
+def test_base_a_rule_refuses_is_labelled_base_with_bases_line(
+    small_repo: tuple[Path, list[str], git.Repo],
+) -> None:
+    """A BASE overlay today's rules refuse (a delta on an excluded parameter) is shown as
+    BASE's, at BASE's line, and does not make the review fail."""
+    root, loc, repo = small_repo
+    overlay = root / "overlays/boat.yaml"
+    good = overlay.read_text()
+    bad = good + "  - param: AHRS_ORIENTATION\n    value: 0\n    was: 8\n    reason: level\n"
+    overlay.write_text(bad)
+    commit_all(repo, "base: a delta on an excluded parameter")
+    overlay.write_text(good)
+    commit_all(repo, "drop it")
+    out = invoke("review", "HEAD~1", *loc)
+    assert out.exit_code == 0, out.output
+    line = len(good.splitlines()) + 1
+    assert (
+        f"- BASE `overlays/boat.yaml:{line}`: delta AHRS_ORIENTATION targets a parameter the "
+        "overlay excludes" in out.output
+    )
+    assert "Nothing is stale" in out.output
 
 
 def test_markdown_is_capped_with_counts_and_a_pointer() -> None:

@@ -20,6 +20,7 @@ from ..errors import InputError
 from .params import Param
 
 TYPES_FILE = "param_types.tsv"
+WARN_NAMES = 10  # names a warning lists before "+N more" (it stays one readable line)
 # The AP_Param class of a member -> the MAV_PARAM_TYPE ArduPilot sends for it: INT8/INT16/INT32
 # for AP_PARAM_INT8/16/32, REAL32 for the rest (GCS_MAVLINK::mav_param_type, GCS_Common.cpp).
 DECLARED_MAV_TYPE = {
@@ -132,12 +133,20 @@ class QgcTypes:
     unknown: tuple[str, ...]
 
     def warning(self) -> str | None:
+        """One line for the person loading the file: what a guessed type means for them (QGC
+        may refuse the row) and what they can do; the package's data file is not theirs."""
         if not self.unknown:
             return None
+        shown = ", ".join(self.unknown[:WARN_NAMES])
+        more = len(self.unknown) - WARN_NAMES
+        if more > 0:
+            shown += f" (+{more} more)"
         return (
-            f"no declared MAV_PARAM_TYPE for {len(self.unknown)} parameter(s), so their QGC type "
-            f"column is guessed from the value (6 if integral, else 9): {', '.join(self.unknown)}"
-            f" — add them to paramdiff/data/{TYPES_FILE} from the firmware's declarations"
+            f"QGroundControl may refuse {len(self.unknown)} row(s) of this file when it checks "
+            "them against the types the vehicle reports: paramdiff does not know their "
+            "declared type, so it guessed it from the value (INT32 if integral, else REAL32): "
+            f"{shown} — if QGC refuses one, set it in QGC by hand; report the names to "
+            "paramdiff's maintainers to have their types added"
         )
 
 

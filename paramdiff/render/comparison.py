@@ -21,6 +21,38 @@ def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
     return out
 
 
+def _text_table(comp: Comparison, names: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows of the plain-text table, for a terminal: each row under its current
+    name (a rename's old name is listed below the table, so ``OLD → NEW`` never widens the name
+    column), and no category column when one category holds every row (the count line says
+    which). Cells are cut by ``table``; markdown, CSV and JSON keep both names and every cell.
+    """
+    one_category = len({comp.rows[n].category for n in names}) == 1
+    headers = ["name", *comp.roles, "status", *([] if one_category else ["category"])]
+    rows = []
+    for name in names:
+        status, category, display_name = comp.rows[name]
+        cells = [comp.cell(r, name) for r in comp.roles]
+        rows.append(
+            [
+                name,
+                *cells,
+                str(status),
+                *([] if one_category else [category]),
+                display_name,
+            ]
+        )
+    return [*headers, "display_name"], rows
+
+
+def _renamed_note(comp: Comparison, names: list[str]) -> Iterator[str]:
+    renamed = [comp.shown_name(n) for n in names if comp.renamed_from(n)]
+    if renamed:
+        yield ""
+        yield "Renamed (old name → the name shown; old values converted where a rule says how):"
+        yield from (f"  {pair}" for pair in renamed)
+
+
 def render(
     comp: Comparison,
     fmt: str = "text",
@@ -41,11 +73,15 @@ def render(
         return
     from .texttable import TEXT_CELL_MAX, table
 
-    headers = ["name", *comp.roles, "status", "category", "display_name"]
     md = fmt == "markdown"
     if preamble:
         yield from _preamble(comp, names, title, md)
-    yield from table(headers, _rows(comp, names), md, cell_max=TEXT_CELL_MAX)
+    if md:
+        headers = ["name", *comp.roles, "status", "category", "display_name"]
+        yield from table(headers, _rows(comp, names), md)
+    else:
+        yield from table(*_text_table(comp, names), md, cell_max=TEXT_CELL_MAX)
+        yield from _renamed_note(comp, names)
     if comp.facts:
         yield ""
         yield "### Not representable as parameters" if md else "Not representable as parameters:"
@@ -82,7 +118,12 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
     yield ""
     counts = Counter(comp.rows[n].status for n in names)
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    yield f"{len(names)} parameters shown: {summary or 'none'}"
+    categories = {comp.rows[n].category for n in names}
+    # The text table leaves out a category column every row shares: say it here once.
+    shared = (
+        f" (all in category {next(iter(categories))})" if len(categories) == 1 and not md else ""
+    )
+    yield f"{len(names)} parameters shown{shared}: {summary or 'none'}"
     yield ""
 
 

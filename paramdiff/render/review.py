@@ -81,6 +81,7 @@ def _markdown(r: Review, cap: int | None, full: str) -> Iterator[str]:
 def _profile(p: ProfileReview, cap: int | None, full: str) -> Iterator[str]:
     yield f"### {p.profile} (pin {p.pin})"
     yield ""
+    yield from _base_notes(p)
     if not (p.moves or p.params or p.deltas or p.lines or p.header_lines_changed):
         yield "No change to its inputs, overlay or derived file."
         yield ""
@@ -97,6 +98,21 @@ def _profile(p: ProfileReview, cap: int | None, full: str) -> Iterator[str]:
             f"({len(reboot)}): " + ", ".join(f"`{n}`" for n in reboot)
         )
         yield ""
+
+
+def _base_notes(p: ProfileReview) -> Iterator[str]:
+    """What today's rules refuse in BASE's own files: labelled BASE, with BASE's lines."""
+    if not p.base_notes:
+        return
+    yield (
+        "BASE's own files do not rebuild under today's rules (compared with BASE's committed "
+        "derived file instead; nothing for this branch to fix):"
+    )
+    yield ""
+    for a in p.base_notes:
+        where = f"`{a.file}:{a.line}`" if a.file and a.line else f"`{a.file}`" if a.file else ""
+        yield f"- BASE {where}: {markdown_cell(a.what)}" if where else f"- BASE: {a.what}"
+    yield ""
 
 
 def _sections(p: ProfileReview) -> list[tuple[str, list[str], list[list[str]], str]]:

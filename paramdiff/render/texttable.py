@@ -45,12 +45,14 @@ def markdown_table(
 
 
 # A plain-text cell is cut to this many characters (ending in …): one value with every bit
-# label spelled out (ARMING_SKIPCHK) made the whole table 375 columns wide. Markdown, CSV and
-# JSON keep every cell whole.
-TEXT_CELL_MAX = 30
+# label spelled out (ARMING_SKIPCHK) made the whole table 375 columns wide; at 24 the BlueBoat's
+# three-way table is 132 (it was 179 at 30 with a category column). Markdown, CSV and JSON keep
+# every cell whole; a parameter name (16 characters at most in ArduPilot) is never cut.
+TEXT_CELL_MAX = 24
 
 
-def _cut(cell: str, limit: int) -> str:
+def cut_cell(cell: str, limit: int) -> str:
+    """``cell`` at most ``limit`` characters, its end replaced by … when cut."""
     return cell if len(cell) <= limit else cell[: limit - 1] + "…"
 
 
@@ -66,7 +68,7 @@ def table(
         yield from markdown_table(headers, rows)
         return
     if cell_max is not None:
-        rows = [[_cut(c, cell_max) for c in row] for row in rows]
+        rows = [[cut_cell(c, cell_max) for c in row] for row in rows]
     widths = _widths(headers, rows)
     yield "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()
     yield "  ".join("-" * w for w in widths)

@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..config.sources import PARAM_FORMATS, SourceSpec
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..model.values import format_value, same_value
 from ..parse.any import parse_any
 from ..upstream.cache import Cache
 from ..upstream.fetch import FetchedRole, FetchResult
+from ..upstream.transports import MirrorTransport
 
 
 def update_hint(cache: Cache, result: FetchResult, other_pins: list[str]) -> Iterator[str]:
@@ -77,6 +78,8 @@ def value_history(
     ``source`` is a transport that can list commits (mirror MANIFEST or git log).
     """
     commits = source.commits_touching(spec.repo, spec.ref, [spec.path, *included])
+    if not commits:
+        raise _no_history(source, spec)
     rows: list[list[str]] = []
     last: list[bytes] = []
     for commit in reversed(commits):
@@ -97,4 +100,26 @@ def value_history(
         names = sorted(n for n in params if fnmatch.fnmatchcase(n, pattern.upper()))
         values = ", ".join(f"{n}={format_value(params[n].value)}" for n in names) or "(not set)"
         rows.append([sha[:12], commit["date"][:10], commit["subject"][:60], values])
+    if all(row[-1] == "(not set)" for row in rows):
+        raise UsageError(
+            f"no parameter matches '{pattern}' in {spec.role} ({spec.path}) at any of the "
+            f"{len(rows)} upstream commit(s) that changed it",
+            "check the name; a glob such as 'ATC_RAT_*' needs quotes in the shell",
+        )
     return rows
+
+
+def _no_history(source: Any, spec: SourceSpec) -> UsageError:
+    """Why there is not a single commit to show: a mirror keeps single files at the commits
+    it pinned, not a repository's history (its MANIFEST may list no commits at all)."""
+    if isinstance(source, MirrorTransport):
+        return UsageError(
+            f"no upstream commit in the mirror's MANIFEST holds {spec.repo}:{spec.path} "
+            "(the mirror holds that file at pinned commits only, not its history)",
+            "its history needs git: run without --mirror/PARAMDIFF_MIRROR (history then reads "
+            "git log; --git-base URL for another host)",
+        )
+    return UsageError(
+        f"git log of {spec.repo} at {spec.ref} lists no commit that changed {spec.path}",
+        "check the role's repo, ref and path in sources.yaml",
+    )

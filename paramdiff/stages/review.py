@@ -104,6 +104,9 @@ class ProfileReview:
     lines: list[LineChange] = field(default_factory=list)
     header_lines_changed: int = 0
     attention: list[Attention] = field(default_factory=list)
+    # What today's rules refuse in BASE's own files (file and line as at BASE): shown, labelled
+    # BASE, never counted as needing attention (the branch is what is being approved).
+    base_notes: list[Attention] = field(default_factory=list)
 
 
 @dataclass
@@ -116,9 +119,6 @@ class Review:
     @property
     def needs_attention(self) -> bool:
         return bool(self.attention) or any(p.attention for p in self.profiles)
-
-
-# --------------------------------------------------------------------------- roles
 
 
 # --------------------------------------------------------------------------- roles

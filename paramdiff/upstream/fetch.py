@@ -180,7 +180,9 @@ class _Engine:
     ) -> tuple[bytes, str, str]:
         """Bytes of ``path`` at ``commit``, verified against the lock and the source's claims."""
         where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
-        transport = self._transport(spec, f"{path} at {commit[:12]}")
+        # spec.describe() already names the role's path: name it again only for an include.
+        what = "the file" if path == spec.path else f"{path}, which it includes,"
+        transport = self._transport(spec, f"{what} at {commit[:12]}")
         try:
             got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
         except FetchError as exc:
@@ -217,8 +219,9 @@ class _Engine:
 
     def one(self, spec: SourceSpec, entry: LockEntry | None, resolve: bool) -> FetchedRole:
         if resolve or entry is None:
+            transport = self._transport(spec, "the ref")  # its error names the role already
             try:
-                commit = self._transport(spec, "the ref").resolve(spec.repo, spec.ref)
+                commit = transport.resolve(spec.repo, spec.ref)
             except FetchError as exc:
                 raise FetchError(f"{spec.describe()}: {exc.what}", exc.fix) from None
         else:
@@ -347,8 +350,9 @@ def fetch_targets(
     if transports is None:
         for spec, _entry, resolve in every_job:
             if resolve:
+                why = "--update re-resolves refs" if update else "not locked yet"
                 raise FetchError(
-                    f"{spec.describe()}: not locked yet, and --offline cannot resolve refs",
+                    f"{spec.describe()}: {why}, and --offline cannot resolve refs",
                     "run paramdiff fetch without --offline once",
                 )
     done = iter(_Engine(cache, transports, includes).many([*checks, *every_job])[len(checks) :])
