@@ -23,6 +23,7 @@ from .project import Options, PinContext
 from .render.params import LINE_MAX
 from .render.report import render_picture, render_report, svg_path
 from .render.sinks import check_file, join_lines
+from .stages.channels import SOURCES
 from .stages.derive import Derived
 from .stages.validate import ERROR, validate
 
@@ -324,9 +325,16 @@ def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: Ch
         checked = ctx.check_model(data, file, resolve)
         channels, findings = checked.channels, checked.findings
         for finding in findings:
-            in_model = f" — in the model: `{finding.fix}`" if finding.fix else ""
+            if finding.fix_in == SOURCES:
+                out.fail(
+                    f"{name}: {finding}{finding.fix_text()}",
+                    f"correct joint_roles of profile {ctx.profile.name} in sources.yaml",
+                    "sources.yaml",
+                    None,
+                )
+                continue
             out.fail(
-                f"{name}: {finding}{in_model}",
+                f"{name}: {finding}{finding.fix_text()}",
                 f"fix the <control> blocks of {name} (jointName, servo_min/servo_max, "
                 f"offset, multiplier sign) or add a delta in {derived.overlay.file}",
                 file if local else derived.overlay.file,

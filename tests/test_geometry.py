@@ -9,12 +9,15 @@ pose composition fails here.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
 
 from paramdiff.errors import InputError
 from paramdiff.parse.sdf_include import (
+    MERGE_LIMIT,
+    NESTING_LIMIT,
     load_model,
     local_resolver,
     repo_include_paths,
@@ -282,6 +285,14 @@ def test_joint_roles_cross_check_against_geometry(tmp_path: Path) -> None:
     roles = {"p": 74, "right_joint": 74}
     found = run(boat(tmp_path, "p"), good, "Rover", roles).findings
     assert [f.fix for f in found] == ["joint_roles: {p: 73}"]
+    # The fix belongs in sources.yaml, and says so (it said "in the model").
+    assert found[0].fix_text() == " — in sources.yaml: `joint_roles: {p: 73}`"
+
+
+def test_a_parameter_fix_is_worded_as_an_overlay_delta(tmp_path: Path) -> None:
+    """SERVO1_FUNCTION 1 (RCPassThru) where Motor1 sits: no joint is what output 1 drives."""
+    result = run(quad(tmp_path, GOOD_SIGNS), {**QUAD, "SERVO1_FUNCTION": 1.0}, "ArduCopter")
+    assert result.findings[0].fix_text() == " — as an overlay delta: `SERVO1_FUNCTION 33`"
 
 
 # A BlueROV2 Heavy layout written by hand in the Gazebo frame (x forward, y left, z up):
@@ -358,3 +369,242 @@ def test_svg_is_deterministic_and_marks_findings(tmp_path: Path) -> None:
     assert first.count("#c62828") >= 2  # the mismatched rotor is drawn red
     assert "findings [1]" in first and "SERVO1 · 33" in first
     assert "1 of 4 channel(s) with findings" in first
+
+
+def doubling_chain(folder: Path, levels: int, plugin: str = "") -> Path:
+    """Model m0 includes m1 twice (as a and b), m1 includes m2 twice, ...: 2^levels merged
+    copies of the last model from ``levels + 1`` files of a few hundred bytes."""
+    for i in range(levels):
+        write(
+            folder / f"m{i}/model.sdf",
+            f'<sdf version="1.9"><model name="m{i}">\n'
+            f"<include><uri>model://m{i + 1}</uri><name>a</name></include>\n"
+            f"<include><uri>model://m{i + 1}</uri><name>b</name></include>\n"
+            + (plugin if i == 0 else "")
+            + "</model></sdf>\n",
+        )
+    last = f'<sdf version="1.9"><model name="m{levels}"><link name="l"/></model></sdf>\n'
+    write(folder / f"m{levels}/model.sdf", last)
+    return folder / "m0/model.sdf"
+
+
+def test_includes_that_double_at_every_level_are_refused_at_the_bound(tmp_path: Path) -> None:
+    """Gazebo would merge 2^N models; the merge stops at MERGE_LIMIT elements, at the line
+    of the <include> that crossed it (before: 25 levels grew in memory until killed)."""
+    top = doubling_chain(tmp_path, 14)  # 2^14 copies: past the bound, yet quick before the fix
+    with pytest.raises(InputError) as err:
+        load_model(top.read_bytes(), top.as_posix(), local_resolver({}))
+    assert str(err.value) == (
+        f"{(tmp_path / 'm10/model.sdf').as_posix()}:2: <include> model://m11 (copy 417) makes "
+        f"the merged model larger than {MERGE_LIMIT} elements (links, joints, models, ...) — "
+        "include each model once where the vehicle uses it (a model that includes another "
+        "twice doubles the merged model at every level)"
+    )
+    # Below the bound the same shape merges: 2^8 copies of m8's link, each scoped.
+    small = doubling_chain(tmp_path / "small", 8)
+    tree = load_model(small.read_bytes(), small.as_posix(), local_resolver({}))
+    assert len(tree.links) == 2**8 and "a::b::a::b::a::b::a::b::l" in tree.links
+    assert len(tree.includes) == 8  # each file once
+
+
+def test_models_nested_past_the_bound_are_refused_not_a_recursion_error(tmp_path: Path) -> None:
+    deep = NESTING_LIMIT + 1
+    nested = "".join(f'<model name="n{i}">\n' for i in range(deep)) + "</model>" * deep
+    model = write(
+        tmp_path / "m/model.sdf", f'<sdf version="1.9"><model name="m">{nested}</model></sdf>'
+    )
+    with pytest.raises(InputError) as err:
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert str(err.value) == (
+        f"{model.as_posix()}:{deep}: models nest more than {NESTING_LIMIT} deep here — flatten "
+        "the model (a vehicle nests a few models at most)"
+    )
+
+
+def test_a_long_relative_to_chain_is_placed_without_recursion(tmp_path: Path) -> None:
+    """Each link relative_to the next one written: 3000 deep, once a RecursionError."""
+    n = 3000
+    links = "".join(
+        f'<link name="l{i}"><pose relative_to="l{i + 1}">1 0 0 0 0 0</pose></link>'
+        for i in range(n)
+    )
+    model = write(
+        tmp_path / "m/model.sdf",
+        f'<sdf version="1.9"><model name="m">{links}<link name="l{n}"/></model></sdf>',
+    )
+    tree = load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert tree.links["l0"].pose.p == (float(n), 0.0, 0.0)
+    closed = f'<link name="l{n}"><pose relative_to="l0"/></link>'
+    model.write_text(model.read_text().replace(f'<link name="l{n}"/>', closed))
+    with pytest.raises(InputError, match=r"poses relative_to each other in a loop \(l0 -> l1 -> "):
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+
+
+# -- channels that cannot move their actuator: each its own finding, never "spins the wrong way"
+
+
+def quad_with(tmp_path: Path, joint: str, axis: str, signs: dict[str, int] | None = None) -> Path:
+    """The good quad with rotor ``joint``'s axis written as ``axis`` (its frame: nested yaw
+    +90° and include yaw -90° cancel, so it is the Gazebo model frame too)."""
+    model = quad(tmp_path, signs or GOOD_SIGNS)
+    frame = tmp_path / "models/quad_frame/model.sdf"
+    old = f"<child>{joint}</child><axis><xyz>0 0 1</xyz>"
+    frame.write_text(
+        frame.read_text().replace(old, f"<child>{joint}</child><axis><xyz>{axis}</xyz>")
+    )
+    return model
+
+
+def only(result: ModelCheck, channel: int) -> list[str]:
+    return [str(f) + f.fix_text() for f in result.findings if f.channel == channel]
+
+
+def test_a_rotor_with_multiplier_0_is_a_finding(tmp_path: Path) -> None:
+    """Before: '4 channel(s) agree' (a multiplier of 0 counted as positive)."""
+    result = run(quad(tmp_path, {**GOOD_SIGNS, "rotor_fr": 0}), QUAD, "ArduCopter")
+    assert [str(f) + f.fix_text() for f in result.findings] == [
+        "channel 0 (frame::arms::rotor_fr_joint, SERVO1): multiplier 0: the plugin scales every "
+        "command to 0, so this rotor never moves and the channel does nothing — in the model: "
+        "`<multiplier>838</multiplier>`"
+    ]
+    assert result.geometry.views[0].spin == 0 and result.geometry.views[0].expected_spin == 1
+
+
+AXIS_FIX = '`<axis><xyz expressed_in="__model__">0 0 1</xyz></axis> in joint frame::arms::{}`'
+
+
+def test_a_rotor_with_a_zero_axis_cannot_lift(tmp_path: Path) -> None:
+    """Before: 'Motor1 spins the wrong way' with a multiplier fix that could not help."""
+    result = run(quad_with(tmp_path, "rotor_fr", "0 0 0"), QUAD, "ArduCopter")
+    assert only(result, 0) == [
+        "channel 0 (frame::arms::rotor_fr_joint, SERVO1): the joint axis of "
+        "frame::arms::rotor_fr_joint is zero (x 0, y 0, z 0) (Gazebo model frame: x forward, "
+        "y left, z up): Gazebo refuses a zero axis (sdformat: the norm of the xyz vector "
+        "cannot be zero) and this rotor cannot lift — in the model: "
+        + AXIS_FIX.format("rotor_fr_joint")
+    ]
+    assert len(result.findings) == 1
+
+
+def test_a_sideways_rotor_cannot_lift(tmp_path: Path) -> None:
+    """Axis 1 0 0 on Motor1 (CCW, multiplier +838) and on Motor3 (CW, multiplier -838): each
+    fix gives the axis that keeps the motor's spin with its multiplier (up for both)."""
+    model = quad_with(tmp_path, "rotor_fr", "1 0 0")
+    frame = tmp_path / "models/quad_frame/model.sdf"
+    old = "<child>rotor_fl</child><axis><xyz>0 0 1</xyz>"
+    frame.write_text(
+        frame.read_text().replace(old, "<child>rotor_fl</child><axis><xyz>0 -1 0</xyz>")
+    )
+    result = run(model, QUAD, "ArduCopter")
+    assert only(result, 0) == [
+        "channel 0 (frame::arms::rotor_fr_joint, SERVO1): the joint axis of "
+        "frame::arms::rotor_fr_joint is (x +1, y 0, z 0) (Gazebo model frame: x forward, y left, "
+        "z up), 90° from vertical: this rotor cannot lift — in the model: "
+        + AXIS_FIX.format("rotor_fr_joint")
+    ]
+    assert only(result, 2) == [
+        "channel 2 (frame::arms::rotor_fl_joint, SERVO3): the joint axis of "
+        "frame::arms::rotor_fl_joint is (x 0, y -1, z 0) (Gazebo model frame: x forward, y left, "
+        "z up), 90° from vertical: this rotor cannot lift — in the model: "
+        + AXIS_FIX.format("rotor_fl_joint")
+    ]
+    assert len(result.findings) == 2
+    # A rotor tilted less than 45° still lifts and is judged by its spin as before.
+    tilted = quad_with(tmp_path / "t", "rotor_fr", "0.3 0 1")
+    assert run(tilted, QUAD, "ArduCopter").findings == []
+
+
+def boat_axis(tmp_path: Path, axis: str, mult_port: int = 70) -> Path:
+    """The boat with the port joint's axis replaced (expressed in the model frame)."""
+    model = boat(tmp_path, "p", mult_port)
+    old = "<child>port_link</child><axis><xyz>0 0 -1</xyz>"
+    new = f'<child>port_link</child><axis><xyz expressed_in="__model__">{axis}</xyz>'
+    model.write_text(model.read_text().replace(old, new))
+    return model
+
+
+SKID_OK = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0}
+
+
+def test_a_skid_steer_thruster_with_multiplier_0_is_a_finding(tmp_path: Path) -> None:
+    found = run(boat(tmp_path, "p", mult_port=0), SKID_OK, "Rover").findings
+    assert [str(f) + f.fix_text() for f in found] == [
+        "channel 0 (p, SERVO1): multiplier 0: the plugin scales every command to 0, so this "
+        "thruster never moves and the channel does nothing — in the model: "
+        "`<multiplier>70</multiplier>`"
+    ]
+
+
+def test_a_skid_steer_thruster_with_a_zero_or_vertical_axis(tmp_path: Path) -> None:
+    """Before: 'the thruster pushes backwards', fixed by a multiplier flip that changes nothing."""
+    found = run(boat_axis(tmp_path, "0 0 0"), SKID_OK, "Rover").findings
+    fix = ' — in the model: `<axis><xyz expressed_in="__model__">1 0 0</xyz></axis> in joint p`'
+    assert [str(f) + f.fix_text() for f in found] == [
+        "channel 0 (p, SERVO1): the joint axis of p is zero (x 0, y 0, z 0) (Gazebo model "
+        "frame: x forward, y left, z up): Gazebo refuses a zero axis (sdformat: the norm of the "
+        "xyz vector cannot be zero) and this thruster cannot push" + fix
+    ]
+    found = run(boat_axis(tmp_path, "0 0 1"), SKID_OK, "Rover").findings
+    assert [str(f) + f.fix_text() for f in found] == [
+        "channel 0 (p, SERVO1): the joint axis of p is (x 0, y 0, z +1) (Gazebo model frame: x "
+        "forward, y left, z up), 90° from fore-aft (x): this thruster cannot drive the vehicle "
+        "forward" + fix
+    ]
+    # Pointing backwards along x is still the multiplier's sign, as before.
+    found = run(boat_axis(tmp_path, "-1 0 0"), SKID_OK, "Rover").findings
+    assert len(found) == 1 and "so the thruster pushes backwards" in str(found[0])
+
+
+def test_a_6dof_thruster_with_multiplier_0_or_a_zero_axis(tmp_path: Path) -> None:
+    """Before: 'fits no motor ... re-aim it' (multiplier 0 pushed as if positive)."""
+    model = heavy(tmp_path)
+    text = model.read_text()
+    at = text.index("<jointName>t5_joint</jointName>")
+    model.write_text(text[:at] + text[at:].replace("<multiplier>100<", "<multiplier>0<", 1))
+    found = run(model, SUB, "ArduSub").findings
+    assert [str(f) + f.fix_text() for f in found] == [
+        "channel 4 (t5_joint, SERVO5): multiplier 0: the plugin scales every command to 0, so "
+        "this thruster never moves and the channel does nothing — in the model: "
+        "`<multiplier>100</multiplier>`"
+    ]
+    # With MOT_5_DIRECTION -1 the fix is the negative multiplier.
+    found = run(model, {**SUB, "MOT_5_DIRECTION": -1.0}, "ArduSub").findings
+    assert found[0].fix == "<multiplier>-100</multiplier>"
+    zero = heavy(tmp_path / "z")
+    text = zero.read_text()
+    at = text.index("<child>t1</child>")
+    zero.write_text(text[:at] + re.sub(r"<xyz>[^<]*</xyz>", "<xyz>0 0 0</xyz>", text[at:], count=1))
+    found = run(zero, SUB, "ArduSub").findings
+    assert [f.channel for f in found] == [0]
+    assert "the joint axis of t1_joint is zero" in str(found[0])
+    assert found[0].fix == "a non-zero <axis><xyz> in joint t1_joint, along the thruster's push"
+
+
+def test_svg_outline_has_a_bow_ahead_of_the_origin_and_labels_the_expected(
+    tmp_path: Path,
+) -> None:
+    """The boat's two stern thrusters and the origin made a triangle whose tip was the model
+    origin; the outline is now the hull of the actuators and a bow marker ahead of both."""
+    import xml.etree.ElementTree as ET
+
+    result = run(boat(tmp_path, "p"), {"SERVO1_FUNCTION": 74.0, "SERVO3_FUNCTION": 73.0}, "Rover")
+    svg = ET.fromstring("\n".join(render_svg("boat", result.geometry)).encode())
+    ns = "{http://www.w3.org/2000/svg}"
+    hull = [
+        tuple(float(c) for c in point.split(","))
+        for point in svg.find(f"{ns}polygon").get("points").split()  # type: ignore[union-attr]
+    ]
+    origin = next(c for c in svg.iter(f"{ns}circle") if c.get("r") == "5")
+    origin_y = float(origin.get("cy", "0"))
+    assert len(hull) == 3
+    tip = min(hull, key=lambda p: p[1])
+    assert tip[1] < origin_y - 50  # the nose is well ahead (up the page) of the origin
+    texts = [t.text for t in svg.iter(f"{ns}text")]
+    assert "bow" in texts
+    assert "geometry: ThrottleLeft (73)" not in texts  # no metadata: plain numbers
+    assert "geometry: 73" in texts and "geometry: 74" in texts
+    # A rotor spinning the wrong way shows both spins.
+    quad_result = run(quad(tmp_path / "q", {**GOOD_SIGNS, "rotor_fr": -1}), QUAD, "ArduCopter")
+    quad_svg = "\n".join(render_svg("quad", quad_result.geometry))
+    assert ">CW, expected CCW</text>" in quad_svg
+    assert quad_svg.count("expected") == 1

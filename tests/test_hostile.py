@@ -299,6 +299,41 @@ def test_a_diamond_of_includes_is_parsed_once_per_file(tmp_path: Path) -> None:
     assert {"LAST_X", "P0_X", f"P{levels - 1}_X"} <= names
 
 
+def test_check_of_a_model_whose_includes_double_is_one_error_line(
+    derived: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """25 files of ~300 bytes, each model including the next twice: 2^25 merged models, which
+    took memory until the process was killed; now one Error line at the bound, exit 2."""
+    plugin = (
+        '<plugin name="ArduPilotPlugin" filename="ArduPilotPlugin"><control channel="0">'
+        "<jointName>a::j</jointName></control></plugin>\n"
+    )
+    levels = 25
+    for i in range(levels):
+        folder = tmp_path / "models" / f"m{i}"
+        folder.mkdir(parents=True)
+        (folder / "model.sdf").write_text(
+            f'<sdf version="1.9"><model name="m{i}">\n'
+            f"<include><uri>model://m{i + 1}</uri><name>a</name></include>\n"
+            f"<include><uri>model://m{i + 1}</uri><name>b</name></include>\n"
+            + (plugin if i == 0 else "")
+            + "</model></sdf>\n"
+        )
+    last = tmp_path / "models" / f"m{levels}"
+    last.mkdir()
+    (last / "model.sdf").write_text(f'<sdf version="1.9"><model name="m{levels}"/></sdf>\n')
+    _, loc = derived
+    result = run("check", *loc, "--model", str(tmp_path / "models/m0/model.sdf"))
+    assert result.exit_code == 2
+    where = (tmp_path / "models/m21/model.sdf").as_posix()
+    assert result.output == (
+        f"Error: {where}:3: <include> model://m22 (copy 624) makes the merged model larger "
+        "than 10000 elements (links, joints, models, ...) — include each model once where the "
+        "vehicle uses it (a model that includes another twice doubles the merged model at "
+        "every level)\n"
+    )
+
+
 # --------------------------------------------------------------------------- exit codes
 
 

@@ -237,3 +237,32 @@ def test_models_passed_on_the_command_line_are_checked(offline: tuple[Path, list
     assert out.exit_code == 1
     assert "but SERVO1_FUNCTION is 74 (ThrottleRight)" in out.output
     assert "net direction is backwards: SERVO3_REVERSED 1 × multiplier 70" in out.output
+
+
+def test_a_joint_roles_fix_points_at_sources_yaml(
+    offline: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """motor_port_joint sits on the starboard side (geometry: ThrottleRight, as SERVO1 is),
+    while joint_roles says 73: the fix is in sources.yaml, and check says so (it said "in the
+    model" and pointed at the model's <control> blocks)."""
+    _, loc = offline
+    generate(loc)
+    links = ""
+    for joint, y in (("motor_port_joint", -0.3), ("motor_stbd_joint", 0.3)):
+        links += (
+            f'<link name="{joint}_link"><pose>-0.5 {y} 0 0 0 0</pose></link>'
+            f'<joint name="{joint}" type="revolute"><parent>base</parent>'
+            f"<child>{joint}_link</child><axis><xyz>1 0 0</xyz></axis></joint>"
+        )
+    text = (FIXTURES / "model.sdf").read_text()
+    model = tmp_path / "swapped" / "model.sdf"
+    model.parent.mkdir()
+    model.write_text(text.replace("<plugin ", f'<link name="base"/>{links}<plugin ', 1))
+    out = invoke("check", *loc, "--profile", "boat", "--model", str(model))
+    assert out.exit_code == 1
+    assert (
+        "channel 0 (motor_port_joint, SERVO1): joint_roles in sources.yaml says motor_port_joint "
+        "is 73 (ThrottleLeft), but its geometry says 74 (ThrottleRight) — in sources.yaml: "
+        "`joint_roles: {motor_port_joint: 74}`"
+    ) in out.output
+    assert "correct joint_roles of profile boat in sources.yaml" in out.output.splitlines()[-1]

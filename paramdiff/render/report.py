@@ -406,7 +406,7 @@ def _channel_findings(inp: ReportInputs) -> Iterator[str]:
     )
     yield ""
     for number, f in enumerate(inp.findings, 1):
-        yield f"{number}. {f}" + (f" — in the model: `{f.fix}`" if f.fix else "")
+        yield f"{number}. {f}{f.fix_text()}"
     yield ""
     yield (
         "The derived file keeps the shipped output mapping (it describes the real vehicle); "

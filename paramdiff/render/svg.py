@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..stages.geometry import CCW, Geometry, View
+from ..stages.geometry import CCW, CW, Geometry, View
 
 
 def escape(text: str) -> str:
@@ -34,10 +34,22 @@ def _f(x: float) -> str:
     return "0.0" if text == "-0.0" else text
 
 
-def _scale(views: list[View]) -> tuple[float, float, float]:
-    """(metres to px, centre x, centre y) fitting every actuator in the drawing area."""
-    xs = [0.0, *(v.actuator.position[0] for v in views)]  # the model origin is drawn too
+def _bow(views: list[View]) -> tuple[float, float]:
+    """A point on the centreline ahead of every actuator and of the model origin (model frame,
+    m): the outline's nose, so it shows which way the vehicle faces without claiming a hull
+    shape the model's actuators do not give."""
+    xs = [0.0, *(v.actuator.position[0] for v in views)]
     ys = [0.0, *(v.actuator.position[1] for v in views)]
+    span = max(max(xs) - min(xs), max(ys) - min(ys), 0.2)
+    return max(xs) + 0.3 * span, 0.0
+
+
+def _scale(views: list[View]) -> tuple[float, float, float]:
+    """(metres to px, centre x, centre y) fitting every actuator, the model origin and the bow
+    marker in the drawing area."""
+    bow = _bow(views)
+    xs = [0.0, bow[0], *(v.actuator.position[0] for v in views)]
+    ys = [0.0, bow[1], *(v.actuator.position[1] for v in views)]
     span = max(max(xs) - min(xs), max(ys) - min(ys), 0.2)
     return (SIZE - 2 * MARGIN) / span, (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
 
@@ -46,7 +58,11 @@ CX = WIDTH / 2  # the page centre of the drawing
 
 
 def _screen(view: View, k: float, cx: float, cy: float) -> tuple[float, float]:
-    x, y = view.actuator.position[0], view.actuator.position[1]
+    return _page(view.actuator.position[0], view.actuator.position[1], k, cx, cy)
+
+
+def _page(x: float, y: float, k: float, cx: float, cy: float) -> tuple[float, float]:
+    """A model-frame point (m) on the page: x forward up, y left to the left."""
     return CX - (y - cy) * k, SIZE / 2 - (x - cx) * k
 
 
@@ -91,12 +107,18 @@ def render_svg(title: str, geometry: Geometry) -> Iterator[str]:
 
 
 def _outline(views: list[View], k: float, cx: float, cy: float) -> Iterator[str]:
-    centre = (CX + cy * k, SIZE / 2 + cx * k)  # the model origin
+    """The convex hull of the actuators and the bow marker, spokes from the model origin."""
+    centre = _page(0.0, 0.0, k, cx, cy)  # the model origin
+    bow = _page(*_bow(views), k, cx, cy)
     pts = [_screen(v, k, cx, cy) for v in views]
-    hull = _hull([*pts, centre])
+    hull = _hull([*pts, bow])
     if len(hull) >= 3:
         path = " ".join(f"{_f(x)},{_f(y)}" for x, y in hull)
         yield f'<polygon points="{path}" fill="#f3f6fb" stroke="{FAINT}" stroke-width="2"/>'
+    yield (
+        f'<path d="M {_f(bow[0])},{_f(bow[1] - 10)} l -7,12 h 14 z" fill="{FAINT}"/>'
+        f'<text x="{_f(bow[0] + 12)}" y="{_f(bow[1] + 4)}" fill="{FAINT}">bow</text>'
+    )
     for x, y in pts:
         yield (
             f'<line x1="{_f(centre[0])}" y1="{_f(centre[1])}" x2="{_f(x)}" y2="{_f(y)}" '
@@ -122,8 +144,10 @@ def _actuator(view: View, k: float, cx: float, cy: float) -> Iterator[str]:
         yield from _thrust_arrow(x, y, view, colour)
     ch = view.actuator.channel
     lines = [f"SERVO{ch.output} · {view.label}", ch.joint.rsplit("::", 1)[-1]]
+    if view.expected_label and view.function != view.expected:
+        lines.append(f"geometry: {view.expected_label}")
     if view.kind == "rotor":
-        lines.append("CCW" if view.spin == CCW else "CW")
+        lines.append(_spin_text(view))
     if view.findings:
         lines.append("findings " + ", ".join(f"[{n}]" for n in view.findings))
     ox, oy = x - CX, y - SIZE / 2
@@ -139,6 +163,14 @@ def _actuator(view: View, k: float, cx: float, cy: float) -> Iterator[str]:
         )
 
 
+def _spin_text(view: View) -> str:
+    """The model's spin, and the frame's where they differ ("CW, expected CCW")."""
+    names = {CCW: "CCW", CW: "CW"}
+    have = names.get(view.spin, "no spin")
+    want = names.get(view.expected_spin or 0)
+    return have if want is None or view.spin == view.expected_spin else f"{have}, expected {want}"
+
+
 def _spin_arrow(x: float, y: float, spin: int, colour: str) -> Iterator[str]:
     """A 300° arc around the rotor; the head shows the turning sense seen from above."""
     r = 26.0
@@ -149,6 +181,8 @@ def _spin_arrow(x: float, y: float, spin: int, colour: str) -> Iterator[str]:
     ex, ey = x + r * math.cos(end), y - r * math.sin(end)
     sweep = 0 if spin == CCW else 1
     yield f'<circle cx="{_f(x)}" cy="{_f(y)}" r="6" fill="{colour}"/>'
+    if spin not in (CCW, CW):
+        return  # a rotor that cannot spin: no arrow
     yield (
         f'<path d="M {_f(sx)},{_f(sy)} A {_f(r)},{_f(r)} 0 1 {sweep} {_f(ex)},{_f(ey)}" '
         f'fill="none" stroke="{colour}" stroke-width="2.5"/>'
@@ -174,6 +208,8 @@ def _thrust_arrow(x: float, y: float, view: View, colour: str) -> Iterator[str]:
         'stroke-width="2"/>'
     )
     horizontal = math.hypot(fx, fy)
+    if max(abs(fx), abs(fy), abs(fz)) < 1e-9:
+        return  # it pushes nothing (multiplier 0 or a zero axis): no arrow
     if horizontal < 0.3:
         # Straight up (FRD -z): a dot, "toward the viewer"; down: a cross.
         if fz < 0:

@@ -12,6 +12,11 @@ from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
 from ..parse.sdf import Channel
 
+# Where a finding's fix is made, as the report and check word it before the fix.
+MODEL = "in the model"  # the model's <control> block or a joint
+SOURCES = "in sources.yaml"  # the profile's joint_roles
+PARAMETERS = "as an overlay delta"  # a SERVOn_ parameter of the derived file
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -19,10 +24,15 @@ class Finding:
     output: int
     joint: str
     what: str
-    fix: str = ""  # what to change in the model's <control> block
+    fix: str = ""  # what to write, where ``fix_in`` says
+    fix_in: str = MODEL
 
     def __str__(self) -> str:
         return f"channel {self.channel} ({self.joint}, SERVO{self.output}): {self.what}"
+
+    def fix_text(self) -> str:
+        """`` — in the model: `<multiplier>838</multiplier>``` (empty without a fix)."""
+        return f" — {self.fix_in}: `{self.fix}`" if self.fix else ""
 
 
 # SRV_Channel's own defaults (AP_GROUPINFO MIN 1100, MAX 1900, TRIM 1500, REVERSED 0), the same
@@ -95,11 +105,8 @@ def _cross_check(
         f"joint_roles in sources.yaml says {ch.joint} is {_label(meta, name, listed)}, but its "
         f"geometry says {_label(meta, name, role.expected)}"
     )
-    return [
-        Finding(
-            ch.channel, ch.output, ch.joint, what, f"joint_roles: {{{ch.joint}: {role.expected}}}"
-        )
-    ]
+    fix = f"joint_roles: {{{ch.joint}: {role.expected}}}"
+    return [Finding(ch.channel, ch.output, ch.joint, what, fix, SOURCES)]
 
 
 def motor_range(params: dict[str, float]) -> tuple[float, float, str]:

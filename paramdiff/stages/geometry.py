@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..model.metadata import Metadata
@@ -35,7 +35,7 @@ from ..parse.sdf_include import (
     parse_pose,
     rpy,
 )
-from .channels import Finding, Role, _label, channel_findings
+from .channels import MODEL, PARAMETERS, Finding, Role, _label, channel_findings
 
 if TYPE_CHECKING:
     from .derive import Derived
@@ -99,8 +99,11 @@ class Actuator:
 
     def sign(self, reversed_output: bool) -> float:
         """+1 when a command above neutral turns the joint positively (multiplier sign,
-        and SERVOn_REVERSED swapping the PWM about trim)."""
-        s = 1.0 if self.channel.multiplier >= 0 else -1.0
+        and SERVOn_REVERSED swapping the PWM about trim); 0 when the multiplier is 0 (the
+        plugin scales every command to nothing)."""
+        if self.channel.multiplier == 0:
+            return 0.0
+        s = 1.0 if self.channel.multiplier > 0 else -1.0
         return -s if reversed_output else s
 
     def thrust(self, reversed_output: bool) -> Vec:
@@ -121,6 +124,8 @@ class View:
     spin: int = 0  # rotors: CCW/CW seen from above
     expected: int | None = None  # the SERVOn_FUNCTION the geometry says this channel is
     reversed: bool = False  # SERVOn_REVERSED, which flips a thruster's push
+    expected_spin: int | None = None  # rotors: the spin the frame gives the motor there
+    expected_label: str = ""  # ``expected`` as the label shows a function, e.g. "Motor3 (35)"
     findings: list[int] = field(default_factory=list)  # 1-based numbers in the report
 
 
@@ -260,11 +265,13 @@ def analyse(
         )
     frame, motors, judge = rule
     functions, notes = output_functions(params, vehicle, motors)
-    ctx = _Judge(list(placed.values()), functions, params, label, frame)
+    ctx = _Judge(list(placed.values()), functions, params, label, frame, to_frd)
     views: list[View] = []
     findings = list(missing)
     for act in sorted(placed.values(), key=lambda a: a.channel.channel):
         view, found = judge(ctx, act)
+        if view.expected is not None:
+            view.expected_label = _short(ctx, act, float(view.expected))
         views.append(view)
         findings.extend(found)
     boot = [notes[n] for n in sorted(notes) if any(a.channel.output == n for a in placed.values())]
@@ -287,6 +294,7 @@ class _Judge:
     params: dict[str, float]
     label: Label
     frame: str
+    to_frd: Pose = DEFAULT_TO_FRD
 
     def function(self, act: Actuator) -> float | None:
         return self.functions.get(act.channel.output)
@@ -304,8 +312,71 @@ class _Judge:
                 return f"<jointName>{other.joint.name}</jointName>"
         return fallback
 
+    def magnitude(self, act: Actuator) -> float:
+        """The multiplier size the other channels use (1 when none has one)."""
+        sizes = [abs(o.channel.multiplier) for o in self.actuators if o.channel.multiplier]
+        return sizes[0] if sizes else 1.0
+
+    def model_axis(self, frd: Vec) -> str:
+        """``<xyz>`` text, in the model frame, of a direction given in FRD."""
+        v = self.to_frd.rotate(frd)
+        return " ".join(format_value(round(c, 6) + 0.0) for c in v)
+
 
 Rule = tuple[str, int, Callable[[_Judge, Actuator], tuple[View, list[Finding]]]]
+
+# An actuator tilted further than this from the direction its rule needs (vertical for a
+# rotor, fore-aft for a skid-steer thruster) gives more force across that direction than along.
+TILT_LIMIT = 45.0
+
+
+def _tilt(component: float) -> float:
+    """Degrees between a unit axis and the rule's direction, from the axis's component on it."""
+    return math.degrees(math.acos(min(1.0, abs(component))))
+
+
+def _dead(act: Actuator, noun: str, multiplier_fix: str, axis_fix: str) -> list[Finding]:
+    """A channel that cannot move its actuator at all: multiplier 0 (the plugin scales every
+    command to 0), or a zero joint axis (sdformat refuses it: JointAxis::SetXyz, "The norm of
+    the xyz vector cannot be zero", src/JointAxis.cc)."""
+    ch, out = act.channel, []
+    if ch.multiplier == 0:
+        out.append(
+            Finding(
+                ch.channel,
+                ch.output,
+                ch.joint,
+                f"multiplier 0: the plugin scales every command to 0, so this {noun} never "
+                "moves and the channel does nothing",
+                multiplier_fix,
+            )
+        )
+    if act.joint.axis == (0.0, 0.0, 0.0):
+        out.append(
+            Finding(
+                ch.channel,
+                ch.output,
+                ch.joint,
+                f"the joint axis of {act.joint.name} is zero {_xyz(act.joint.axis)} ({GAZEBO}): "
+                f"Gazebo refuses a zero axis (sdformat: the norm of the xyz vector cannot be "
+                f"zero) and this {noun} cannot {'lift' if noun == 'rotor' else 'push'}",
+                axis_fix,
+            )
+        )
+    return out
+
+
+def _misaimed(act: Actuator, noun: str, tilt: float, needs: str, axis_fix: str) -> Finding:
+    ch = act.channel
+    return Finding(
+        ch.channel,
+        ch.output,
+        ch.joint,
+        f"the joint axis of {act.joint.name} is {_xyz(act.joint.axis)} ({GAZEBO}), "
+        f"{tilt:.0f}° from {needs}: this {noun} cannot "
+        f"{'lift' if noun == 'rotor' else 'drive the vehicle forward'}",
+        axis_fix,
+    )
 
 
 # -- skid-steer -------------------------------------------------------------------------------
@@ -348,10 +419,14 @@ def _skid(j: _Judge, act: Actuator) -> tuple[View, list[Finding]]:
                 f"geometry: {where}, which ArduPilot drives as {j.fn(act, want)}; "
                 f"parameters: SERVO{n}_FUNCTION is {shown}",
                 fix,
+                PARAMETERS if fix.startswith("SERVO") else MODEL,
             )
         )
+    broken = _skid_cannot_push(j, act)
+    out.extend(broken)
     thrust = act.thrust(j.reversed(act))
-    if func is not None and int(func) in (THROTTLE_LEFT, THROTTLE_RIGHT) and thrust[0] <= EPS:
+    driven = func is not None and int(func) in (THROTTLE_LEFT, THROTTLE_RIGHT)
+    if not broken and driven and thrust[0] <= EPS:
         out.append(
             Finding(
                 ch.channel,
@@ -368,6 +443,24 @@ def _skid(j: _Judge, act: Actuator) -> tuple[View, list[Finding]]:
     view = View(act, func, _short(j, act, func), "thruster", expected=want)
     view.reversed = j.reversed(act)
     return view, out
+
+
+def _skid_cannot_push(j: _Judge, act: Actuator) -> list[Finding]:
+    """Multiplier 0, a zero axis, or an axis too far from fore-aft: gz-sim's Thruster pushes
+    along the joint axis, so this thruster cannot drive the vehicle forward. The fixes make a
+    command above trim push forward (multiplier sign × SERVOn_REVERSED × axis x > 0)."""
+    reversed_output = j.reversed(act)
+    forward = (act.channel.multiplier >= 0) != reversed_output
+    axis = j.model_axis((1.0, 0.0, 0.0) if forward else (-1.0, 0.0, 0.0))
+    axis_fix = f'<axis><xyz expressed_in="__model__">{axis}</xyz></axis> in joint {act.joint.name}'
+    x = act.frd_axis[0]
+    tilt = _tilt(x)
+    sign = (-1.0 if reversed_output else 1.0) * (1.0 if x >= 0 or tilt > TILT_LIMIT else -1.0)
+    mult_fix = f"<multiplier>{format_value(sign * j.magnitude(act))}</multiplier>"
+    out = _dead(act, "thruster", mult_fix, axis_fix)
+    if act.joint.axis != (0.0, 0.0, 0.0) and tilt > TILT_LIMIT:
+        out.append(_misaimed(act, "thruster", tilt, "fore-aft (x)", axis_fix))
+    return out
 
 
 def _short(j: _Judge, act: Actuator, func: float | None) -> str:
@@ -423,16 +516,13 @@ def _rotor(
     ch, n = act.channel, act.channel.output
     func = j.function(act)
     assigned = motor_number(func) if func is not None else None
-    angle, spin = _angle(act), _spin(act)
+    angle = _angle(act)
     at = _nearest(angle, table)
-    where = (
-        f"rotor {act.joint.child} at {angle:.0f}° ({FRD}; clockwise from the nose) = "
-        f"{_xyz(act.position)} m ({GAZEBO}), spinning {_spin_word(spin)} seen from above "
-        f"(multiplier {format_value(ch.multiplier)} × joint axis {_xyz(act.joint.axis)} "
-        f"{'up' if act.joint.axis[2] > 0 else 'down'})"
-    )
+    want = table[at - 1][1] if at else None
+    out = _rotor_cannot_lift(j, act, want)
+    spin = 0 if out else _spin(act)  # a rotor that cannot lift has no spin to judge
+    where = _rotor_where(act, angle, spin)
     shown = j.fn(act, func) if func is not None else "not set"
-    out: list[Finding] = []
     if at is None or assigned != at:
         what = (
             f"that is where {j.frame.split(' (')[0]} puts Motor{at}"
@@ -451,10 +541,10 @@ def _rotor(
                 ch.joint,
                 f"geometry: {where}; {what}; parameters: SERVO{n}_FUNCTION is {shown}",
                 fix,
+                PARAMETERS if fix.startswith("SERVO") else MODEL,
             )
         )
-    elif table[at - 1][1] != spin:
-        want = _spin_word(table[at - 1][1])
+    elif spin and want != spin:
         out.append(
             Finding(
                 ch.channel,
@@ -462,12 +552,43 @@ def _rotor(
                 ch.joint,
                 f"Motor{at} spins the wrong way — geometry: {where}; parameters: "
                 f"SERVO{n}_FUNCTION {shown}, which {j.frame.split(' (')[0]} spins "
-                f"{want}",
+                f"{_spin_word(want or CCW)}",
                 f"<multiplier>{format_value(-ch.multiplier)}</multiplier>",
             )
         )
     expected = motor_function(at) if at else None
-    return View(act, func, _short(j, act, func), "rotor", spin, expected), out
+    view = View(act, func, _short(j, act, func), "rotor", spin, expected)
+    view.expected_spin = want
+    return view, out
+
+
+def _rotor_where(act: Actuator, angle: float, spin: int) -> str:
+    z = act.joint.axis[2]
+    sense = " up" if z > 0.5 else (" down" if z < -0.5 else "")
+    spinning = f", spinning {_spin_word(spin)} seen from above" if spin else ""
+    return (
+        f"rotor {act.joint.child} at {angle:.0f}° ({FRD}; clockwise from the nose) = "
+        f"{_xyz(act.position)} m ({GAZEBO}){spinning} (multiplier "
+        f"{format_value(act.channel.multiplier)} × joint axis {_xyz(act.joint.axis)}{sense})"
+    )
+
+
+def _rotor_cannot_lift(j: _Judge, act: Actuator, want: int | None) -> list[Finding]:
+    """Multiplier 0, a zero axis, or an axis too far from vertical: no lift, no spin to judge.
+    The fixes keep (or give) the spin ``want`` its motor needs (see _spin)."""
+    ccw = (want or CCW) == CCW
+    positive = act.channel.multiplier >= 0
+    # Axis up (ArduPilot's -z) with a positive multiplier spins counter-clockwise.
+    axis = j.model_axis((0.0, 0.0, -1.0) if positive == ccw else (0.0, 0.0, 1.0))
+    axis_fix = f'<axis><xyz expressed_in="__model__">{axis}</xyz></axis> in joint {act.joint.name}'
+    z = act.frd_axis[2]
+    tilt = _tilt(z)
+    sign = (-1.0 if ccw else 1.0) * (1.0 if z > 0 else -1.0) if tilt <= TILT_LIMIT else 1.0
+    mult_fix = f"<multiplier>{format_value(sign * j.magnitude(act))}</multiplier>"
+    out = _dead(act, "rotor", mult_fix, axis_fix)
+    if act.joint.axis != (0.0, 0.0, 0.0) and tilt > TILT_LIMIT:
+        out.append(_misaimed(act, "rotor", tilt, "vertical", axis_fix))
+    return out
 
 
 # -- vectored 6DOF ----------------------------------------------------------------------------
@@ -507,6 +628,7 @@ def _thruster_6dof(j: _Judge, act: Actuator) -> tuple[View, list[Finding]]:
     ch, n = act.channel, act.channel.output
     func = j.function(act)
     assigned = motor_number(func) if func is not None else None
+    out = _six_dof_cannot_push(j, act, assigned)
     contrib = wrench(act, j.reversed(act))
     fits = {k + 1: s for k, f in enumerate(VECTORED_6DOF) if (s := match(contrib, f))}
     push = act.thrust(j.reversed(act))
@@ -516,8 +638,9 @@ def _thruster_6dof(j: _Judge, act: Actuator) -> tuple[View, list[Finding]]:
         + ", ".join(f"{a} {_num(g)}" for a, g in zip(SIX_DOF_AXES, contrib, strict=True))
     )
     shown = j.fn(act, func) if func is not None else "not set"
-    out: list[Finding] = []
-    if assigned is None or assigned > len(VECTORED_6DOF) or assigned not in fits:
+    if out:
+        pass  # it pushes nothing: no motor's factors to fit
+    elif assigned is None or assigned > len(VECTORED_6DOF) or assigned not in fits:
         fit = ", ".join(f"Motor{k}" + (" reversed" if s < 0 else "") for k, s in fits.items())
         fix = j.joint_fix(
             act,
@@ -536,32 +659,57 @@ def _thruster_6dof(j: _Judge, act: Actuator) -> tuple[View, list[Finding]]:
                 f"geometry: {where} — that fits {fit or 'no motor'} of "
                 f"{j.frame.split(' (')[0]}; parameters: SERVO{n}_FUNCTION is {shown}",
                 fix,
+                PARAMETERS if fix.startswith("SERVO") else MODEL,
             )
         )
     else:
-        direction = j.params.get(f"MOT_{assigned}_DIRECTION", 1.0)
-        if fits[assigned] * (1 if direction >= 0 else -1) < 0:
-            factors = ", ".join(
-                f"{a} {format_value(f)}"
-                for a, f in zip(SIX_DOF_AXES, VECTORED_6DOF[assigned - 1], strict=True)
-                if f
-            )
-            out.append(
-                Finding(
-                    ch.channel,
-                    n,
-                    ch.joint,
-                    f"Motor{assigned} pushes the wrong way — geometry: {where}; "
-                    f"parameters: SERVO{n}_FUNCTION {shown}, MOT_{assigned}_DIRECTION "
-                    f"{format_value(direction)}, factors {factors}",
-                    f"<multiplier>{format_value(-ch.multiplier)}</multiplier>",
-                )
-            )
+        out.extend(_six_dof_direction(j, act, assigned, fits[assigned], where, shown))
     best = sorted(fits, key=lambda k: (fits[k] < 0, k))
     expected = motor_function(best[0]) if best else None
     view = View(act, func, _short(j, act, func), "thruster", expected=expected)
     view.reversed = j.reversed(act)
     return view, out
+
+
+def _six_dof_direction(
+    j: _Judge, act: Actuator, assigned: int, fit: int, where: str, shown: str
+) -> list[Finding]:
+    """The assigned motor's push against its factors, MOT_n_DIRECTION applied."""
+    ch, n = act.channel, act.channel.output
+    out: list[Finding] = []
+    direction = j.params.get(f"MOT_{assigned}_DIRECTION", 1.0)
+    if fit * (1 if direction >= 0 else -1) < 0:
+        factors = ", ".join(
+            f"{a} {format_value(f)}"
+            for a, f in zip(SIX_DOF_AXES, VECTORED_6DOF[assigned - 1], strict=True)
+            if f
+        )
+        out.append(
+            Finding(
+                ch.channel,
+                n,
+                ch.joint,
+                f"Motor{assigned} pushes the wrong way — geometry: {where}; "
+                f"parameters: SERVO{n}_FUNCTION {shown}, MOT_{assigned}_DIRECTION "
+                f"{format_value(direction)}, factors {factors}",
+                f"<multiplier>{format_value(-ch.multiplier)}</multiplier>",
+            )
+        )
+    return out
+
+
+def _six_dof_cannot_push(j: _Judge, act: Actuator, assigned: int | None) -> list[Finding]:
+    """Multiplier 0 or a zero axis: the thruster pushes nothing. The multiplier fix takes the
+    sign that fits the assigned motor's factors (MOT_n_DIRECTION applied)."""
+    sign = 1.0
+    if assigned is not None and assigned <= len(VECTORED_6DOF) and any(act.joint.axis):
+        probe = replace(act, channel=replace(act.channel, multiplier=1.0))
+        direction = j.params.get(f"MOT_{assigned}_DIRECTION", 1.0)
+        fit = match(wrench(probe, j.reversed(act)), VECTORED_6DOF[assigned - 1]) or 1
+        sign = -1.0 if fit * (1 if direction >= 0 else -1) < 0 else 1.0
+    mult_fix = f"<multiplier>{format_value(sign * j.magnitude(act))}</multiplier>"
+    axis_fix = f"a non-zero <axis><xyz> in joint {act.joint.name}, along the thruster's push"
+    return _dead(act, "thruster", mult_fix, axis_fix)
 
 
 # -- one model against one parameter set ------------------------------------------------------
