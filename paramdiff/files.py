@@ -235,3 +235,54 @@ def _write_error(path: Path, exc: OSError) -> ParamdiffError:
         f"cannot write {path}: {exc.strerror or exc}",
         "make the directory writable or choose another output path",
     )
+
+
+# --------------------------------------------------------------------------- parsed entries
+# What parsing a verified file gave, kept in the cache beside it (upstream/parsed.py: the
+# metadata and renames; config/yamlfile.py: YAML documents): plain text, never pickle or
+# marshal, under a header naming the format, the kind, the source's sha256 and the sha256 of
+# the payload. An entry that fails any of them is a miss, and the caller parses again.
+
+PARSED_FORMAT = "paramdiff-parsed 1"
+
+
+def parsed_entry_path(root: Path, kind: str, source_sha256: str) -> Path:
+    return root / "parsed" / kind / source_sha256[:2] / source_sha256
+
+
+def read_parsed(root: Path, kind: str, source_sha256: str) -> list[bytes] | None:
+    """The entry's payload as lines, when its header and digest check out, else None. The
+    bytes are split once and hashed in place (a 1.5 MB entry is never copied whole)."""
+    import hashlib
+
+    try:  # a regular file of bounded size (a FIFO planted in the cache must not hang a run)
+        data = read_regular(parsed_entry_path(root, kind, source_sha256))
+    except (OSError, InputError):
+        return None
+    lines = data.split(b"\n")
+    if len(lines) < 2:
+        return None
+    head = lines[0]
+    digest = hashlib.sha256(memoryview(data)[len(head) + 1 :]).hexdigest()
+    if head != f"{PARSED_FORMAT} {kind} {source_sha256} {digest}".encode():
+        return None
+    return lines[1:]
+
+
+def write_parsed(root: Path, kind: str, source_sha256: str, payload: bytes) -> None:
+    """Best effort: a cache that cannot be written only costs the next run a parse. Never
+    written through a link, FIFO or device planted where the entry goes."""
+    import hashlib
+
+    path = parsed_entry_path(root, kind, source_sha256)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    digest = hashlib.sha256(payload).hexdigest()
+    head = f"{PARSED_FORMAT} {kind} {source_sha256} {digest}\n".encode()
+    with contextlib.suppress(ParamdiffError):  # write_atomic's error for an unwritable dir
+        write_atomic(path, head + payload)

@@ -84,7 +84,7 @@ class Options:
 
     @cached_property
     def config(self) -> Config:
-        return load_config(self.root)
+        return load_config(self.root, parsed=self.cache.root)
 
     @property
     def lock(self) -> Lock | None:
@@ -98,7 +98,7 @@ class Options:
         except OSError:
             key = None
         if key is None or self._lock_read is None or self._lock_read[0] != key:
-            self._lock_read = (key, read_lock(self.config.root))
+            self._lock_read = (key, read_lock(self.config.root, parsed=self.cache.root))
         return self._lock_read[1]
 
 
@@ -282,7 +282,7 @@ class PinContext:
             )
         from .config.overlay import load_overlay
 
-        return load_overlay(self.config.root, profile.overlay)
+        return load_overlay(self.config.root, profile.overlay, parsed=self.options.cache.root)
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
         """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the

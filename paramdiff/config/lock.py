@@ -120,8 +120,8 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
     )
 
 
-def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
-    doc = load_yaml(data, file)
+def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -> Lock:
+    doc = load_yaml(data, file, parsed)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
     if raw["version"] != LOCK_VERSION or isinstance(raw["version"], bool):
         raise doc.error(
@@ -136,15 +136,16 @@ def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
             for role, entry in (roles or {}).items():
                 path = ("profiles", profile, pin, role)
                 lock.entries[(str(profile), str(pin), str(role))] = _entry(doc, path, entry)
+    doc.remember()
     return lock
 
 
-def read_lock(root: Path) -> Lock | None:
+def read_lock(root: Path, parsed: Path | None = None) -> Lock | None:
     try:
         data = read_regular(project_path(root, LOCK_FILE), label=LOCK_FILE)
     except FileNotFoundError:
         return None
-    return parse_lock(data)
+    return parse_lock(data, parsed=parsed)
 
 
 def write_lock(root: Path, lock: Lock) -> bool:

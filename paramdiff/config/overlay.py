@@ -138,8 +138,8 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def parse_overlay(data: bytes, file: str) -> Overlay:
-    doc = load_yaml(data, file)
+def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay:
+    doc = load_yaml(data, file, parsed)
     raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
     if raw["version"] != 1:
         raise doc.error(
@@ -186,7 +186,7 @@ def parse_overlay(data: bytes, file: str) -> Overlay:
                 line=doc.line(path),
             )
         )
-    return Overlay(
+    overlay = Overlay(
         file=file,
         sha256=sha256_of(data),
         base=str(raw["base"]),
@@ -195,16 +195,18 @@ def parse_overlay(data: bytes, file: str) -> Overlay:
         sections=tuple(sections),
         deltas=tuple(deltas),
     )
+    doc.remember()  # accepted: its parse may be kept
+    return overlay
 
 
-def load_overlay(root: Path, rel: str) -> Overlay:
+def load_overlay(root: Path, rel: str, parsed: Path | None = None) -> Overlay:
     try:
         data = read_regular(project_path(root, rel), label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"
         ) from None
-    return parse_overlay(data, rel)
+    return parse_overlay(data, rel, parsed)
 
 
 def validate_deltas(

@@ -417,8 +417,8 @@ def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:
     )
 
 
-def parse_config(data: bytes, file: str, root: Path) -> Config:
-    doc = load_yaml(data, file)
+def parse_config(data: bytes, file: str, root: Path, parsed: Path | None = None) -> Config:
+    doc = load_yaml(data, file, parsed)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
     if raw["version"] != 1:
         raise doc.error(
@@ -434,10 +434,12 @@ def parse_config(data: bytes, file: str, root: Path) -> Config:
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()
     }
+    doc.remember()
     return Config(file=file, root=root, categories=categories, profiles=profiles)
 
 
-def load_config(root: Path) -> Config:
+def load_config(root: Path, parsed: Path | None = None) -> Config:
+    """``parsed``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
     path = project_path(root, SOURCES_FILE)
     try:
         data = read_regular(path, label=SOURCES_FILE)
@@ -446,4 +448,4 @@ def load_config(root: Path) -> Config:
             f"no {SOURCES_FILE} in {root}",
             f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
         ) from None
-    return parse_config(data, SOURCES_FILE, root)
+    return parse_config(data, SOURCES_FILE, root, parsed)

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, quote
+from ..files import read_parsed, write_parsed
+
+if TYPE_CHECKING:  # PyYAML is imported only when a document is parsed (not found in the cache)
+    import yaml
 
 KeyPath = tuple[str | int, ...]
-# The C-accelerated safe loader when libyaml is present; both build plain data only.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAML_KIND = "yaml"
+
+
+@cache
+def safe_loader() -> Any:
+    """The C-accelerated safe loader when libyaml is present; both build plain data only."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -21,6 +33,15 @@ class YamlDoc:
     file: str
     data: Any
     lines: dict[KeyPath, int] = field(default_factory=dict)
+    # (cache directory, sha256 of the bytes) when the document was parsed and may be kept
+    pending: tuple[Path, str] | None = field(default=None, repr=False, compare=False)
+
+    def remember(self) -> None:
+        """Keep the parsed document in the cache: called once the file was accepted, so a
+        refused file leaves nothing behind (not even the cache directory)."""
+        if self.pending is not None:
+            _keep_doc(*self.pending, self)
+            self.pending = None
 
     def line(self, path: KeyPath) -> int:
         """Line of ``path``, or of its nearest ancestor that has one."""
@@ -38,8 +59,59 @@ def key_name(path: KeyPath) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
-def load_yaml(data: bytes, file: str) -> YamlDoc:
-    """Parse with the safe loader only; refuse duplicate keys (YAML keeps the last silently)."""
+def load_yaml(data: bytes, file: str, parsed: Path | None = None) -> YamlDoc:
+    """Parse with the safe loader only; refuse duplicate keys (YAML keeps the last silently).
+
+    ``parsed``: a cache directory where the document (data and line numbers) is kept per
+    sha256 of ``data`` as JSON (files.py's verified parsed entries), so a warm run neither
+    parses nor imports PyYAML. Only a document that JSON carries exactly is kept, and only
+    when the caller accepted it (``YamlDoc.remember``).
+    """
+    if parsed is not None:
+        from ..digests import sha256_of
+
+        digest = sha256_of(data)
+        doc = _cached_doc(parsed, digest, file)
+        if doc is None:
+            doc = _parse(data, file)
+            doc.pending = (parsed, digest)
+        return doc
+    return _parse(data, file)
+
+
+def _cached_doc(parsed: Path, digest: str, file: str) -> YamlDoc | None:
+    lines = read_parsed(parsed, YAML_KIND, digest)
+    if lines is None or len(lines) != 1:
+        return None
+    try:
+        data, where = json.loads(lines[0])
+        doc = YamlDoc(file, data, {tuple(path): int(line) for path, line in where})
+    except (ValueError, TypeError):
+        return None
+    return doc if _json_exact(data) else None
+
+
+def _keep_doc(parsed: Path, digest: str, doc: YamlDoc) -> None:
+    if not _json_exact(doc.data):
+        return  # a date, a set, a non-string key...: JSON would change its type
+    where = [[list(path), line] for path, line in doc.lines.items()]
+    write_parsed(parsed, YAML_KIND, digest, json.dumps([doc.data, where]).encode())
+
+
+def _json_exact(value: Any) -> bool:
+    """Whether JSON gives ``value`` back with the same types (and so the same meaning)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return True
+    if isinstance(value, list):
+        return all(_json_exact(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_exact(v) for k, v in value.items())
+    return False
+
+
+def _parse(data: bytes, file: str) -> YamlDoc:
+    import yaml
+
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -66,7 +138,7 @@ def load_yaml(data: bytes, file: str) -> YamlDoc:
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     """One parse for both the node tree (lines) and the data (what ``yaml.load`` does with
     the same safe loader: plain data only)."""
-    loader = SAFE_LOADER(text)
+    loader = safe_loader()(text)
     try:
         node = loader.get_single_node()
         return node, (loader.construct_document(node) if node is not None else None)
@@ -78,7 +150,9 @@ def _refuse_aliases(text: str, file: str) -> None:
     """Anchors and aliases are refused: none of paramdiff's files needs one, and an alias is
     how a few lines of YAML become gigabytes (nested aliases) or a cycle (``x: &r [*r]``).
     Checked on the event stream, which is linear in the text and never expands an alias."""
-    for event in yaml.parse(text, Loader=SAFE_LOADER):
+    import yaml
+
+    for event in yaml.parse(text, Loader=safe_loader()):
         anchor = getattr(event, "anchor", None)
         if anchor is None:
             continue
@@ -93,6 +167,8 @@ def _refuse_aliases(text: str, file: str) -> None:
 
 
 def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
+    import yaml
+
     doc.lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
@@ -114,13 +190,14 @@ def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
             _index(item, (*path, i), doc)
 
 
-class _NoAliasDumper(yaml.SafeDumper):
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
 def dump_yaml(data: Any) -> str:
     """Deterministic YAML: sorted keys, block style, no aliases."""
+    import yaml
+
+    class NoAliasDumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
     return yaml.dump(
-        data, Dumper=_NoAliasDumper, sort_keys=True, default_flow_style=False, allow_unicode=True
+        data, Dumper=NoAliasDumper, sort_keys=True, default_flow_style=False, allow_unicode=True
     )

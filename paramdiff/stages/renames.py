@@ -165,9 +165,9 @@ def parse_renames(text: str) -> dict[str, Rename]:
     """Every rename in a renames.yaml text, keyed by old name."""
     import yaml  # only when the cached table is missing or fails verification
 
-    from ..config.yamlfile import SAFE_LOADER
+    from ..config.yamlfile import safe_loader
 
-    doc = yaml.load(text, Loader=SAFE_LOADER)
+    doc = yaml.load(text, Loader=safe_loader())
     if not isinstance(doc, dict) or not isinstance(doc.get("renames"), list):
         raise InputError("no 'renames:' list", "see the file's header", file=DATA_FILE)
     out: dict[str, Rename] = {}

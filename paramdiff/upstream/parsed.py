@@ -14,74 +14,37 @@ bytes, never used.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import os
-import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..digests import sha256_of
-from ..errors import InputError, ParamdiffError
-from ..files import read_regular, write_atomic
+from ..errors import InputError
+from ..files import PARSED_FORMAT, parsed_entry_path, read_parsed, write_parsed
 from ..model.metadata import Metadata, is_flag_set, parse_pdef
 from .cache import Cache
 
-FORMAT = "paramdiff-parsed 1"
+FORMAT = PARSED_FORMAT
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 METADATA_KIND = "pdef"
 
 
 def parsed_path(cache: Cache, kind: str, source_sha256: str) -> Path:
-    return cache.root / "parsed" / kind / source_sha256[:2] / source_sha256
-
-
-def _header(kind: str, source_sha256: str, payload: bytes) -> bytes:
-    return f"{FORMAT} {kind} {source_sha256} {sha256_of(payload)}\n".encode()
+    return parsed_entry_path(cache.root, kind, source_sha256)
 
 
 def read_entry(cache: Cache, kind: str, source_sha256: str) -> bytes | None:
     """The entry's payload when its header and digest check out, else None (a miss)."""
-    lines = read_entry_lines(cache, kind, source_sha256)
+    lines = read_parsed(cache.root, kind, source_sha256)
     return b"\n".join(lines) if lines is not None else None
 
 
 def read_entry_lines(cache: Cache, kind: str, source_sha256: str) -> list[bytes] | None:
-    """The entry's payload as lines, when its header and digest check out, else None. The
-    bytes are split once and hashed in place (a 1.5 MB entry is never copied whole)."""
-    try:  # a regular file of bounded size (a FIFO planted in the cache must not hang a run)
-        data = read_regular(parsed_path(cache, kind, source_sha256))
-    except (OSError, InputError):
-        return None
-    lines = data.split(b"\n")
-    if len(lines) < 2:
-        return None
-    head = lines[0]
-    payload = memoryview(data)[len(head) + 1 :]
-    want = f"{FORMAT} {kind} {source_sha256} ".encode()
-    if (
-        not head.startswith(want)
-        or head[len(want) :] != hashlib.sha256(payload).hexdigest().encode()
-    ):
-        return None
-    return lines[1:]
+    return read_parsed(cache.root, kind, source_sha256)
 
 
 def write_entry(cache: Cache, kind: str, source_sha256: str, payload: bytes) -> None:
-    """Best effort: a cache that cannot be written only costs the next run a parse."""
-    path = parsed_path(cache, kind, source_sha256)
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return  # a link, FIFO or device where the entry goes: never written through
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return
-    entry = _header(kind, source_sha256, payload) + payload
-    with contextlib.suppress(ParamdiffError):  # write_atomic's error for an unwritable dir
-        write_atomic(path, entry)
+    write_parsed(cache.root, kind, source_sha256, payload)
 
 
 class LazyParams(Mapping[str, dict[str, Any]]):
