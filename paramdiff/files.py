@@ -13,7 +13,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -188,6 +187,8 @@ def _holds(path: Path, data: bytes) -> bool:
 
 
 def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
+    import tempfile  # 2 ms to import: only writers need it
+
     tmp_name = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
