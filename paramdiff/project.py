@@ -470,6 +470,14 @@ class PinContext:
         return output_for(self.config.root, output, d.target if fmt == "params" else None, fix)
 
     def report_output(self, output: Path | None) -> Output:
+        if output is not None and output.suffix.lower() == ".svg":
+            # The top view is written beside the report as <stem>.svg; -o x.svg would put
+            # markdown in x.svg and the picture in x.svg.svg.
+            raise UsageError(
+                f"-o {output} names the top view; -o names the markdown report",
+                f"give -o {output.with_suffix('.md')} (the top view goes beside it as "
+                f"{output.name})",
+            )
         from .render.sinks import output_for
 
         fix = f"paramdiff report --profile {self.profile.name} --pin {self.pin}"

@@ -526,3 +526,38 @@ def test_history_over_git_follows_included_files(tmp_path: Path) -> None:
         (first[:12], "SERVO14_FUNCTION=59"),
         (second[:12], "SERVO14_FUNCTION=182"),
     ]
+
+
+# --------------------------------------------------------------------------- a hostile MANIFEST
+
+
+@pytest.mark.parametrize(
+    ("manifest", "problem"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "is not JSON (or nests too deeply)"),
+        ("null", "is not a mirror manifest: the top level is not an object"),
+        ('{"acme/params": {"branches": ["master"]}}', "branches must map names to 40-hex"),
+        ('{"acme/params": {"branches": {"master": "../../evil"}}}', "branches must map names"),
+        ('{"acme/params": {"files": {"../x": {}}}}', "is not a 40-hex commit"),
+    ],
+)
+def test_a_hostile_manifest_is_an_input_error(
+    project: Path, tmp_path: Path, manifest: str, problem: str
+) -> None:
+    mirror = build_mirror(tmp_path / "mirror", small_upstream())
+    (mirror / "MANIFEST.json").write_text(manifest)
+    result = run(["fetch", "--mirror", str(mirror)], project, tmp_path / "cache")
+    assert result.exit_code == 2, result.output
+    assert problem in result.output and result.output.count("\n") == 1
+
+
+def test_a_manifest_that_fails_is_asked_for_once_per_run(
+    project: Path, tmp_path: Path, http_mirror
+) -> None:
+    """Before: every role asked again, each with its own deadline (9 x 120 s on a mirror that
+    answers 503 forever)."""
+    build_mirror(http_mirror.root, small_upstream())
+    http_mirror.faults["/MANIFEST.json"] = [404] * 10
+    with pytest.raises(FetchError, match=r"has no readable MANIFEST\.json"):
+        do_fetch(project, tmp_path / "cache", http_mirror.url)
+    assert http_mirror.log.count("/MANIFEST.json") == 1

@@ -431,3 +431,15 @@ def test_a_link_inside_the_project_is_followed(derived: tuple[Path, list[str]]) 
     (root / "derived/boat_sitl.params").rename(real)
     (root / "derived/boat_sitl.params").symlink_to("real.params")
     assert run("derive", "--check", *loc).exit_code == 0
+
+
+def test_report_output_naming_the_svg_is_refused(derived: tuple[Path, list[str]], tmp_path: Path):
+    """Before: the markdown went into r.svg and the picture into r.svg.svg."""
+    _, loc = derived
+    result = run("report", *loc, "-o", str(tmp_path / "r.svg"))
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: -o {tmp_path / 'r.svg'} names the top view; -o names the markdown report — give "
+        f"-o {tmp_path / 'r.md'} (the top view goes beside it as r.svg)\n"
+    )
+    assert not list(tmp_path.glob("r.*"))

@@ -231,6 +231,52 @@ class GitTransport:
         return commits
 
 
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def manifest_problem(doc: Any) -> str | None:
+    """What is wrong with a parsed MANIFEST.json, or None. Everything later code indexes is
+    checked here: branch heads and commits are 40-hex (a branch may not name a path such as
+    ``../../x``), files map commit → path → {blob, sha256, size}."""
+    if not isinstance(doc, dict):
+        return "the top level is not an object"
+    for repo, entry in doc.items():
+        if not isinstance(entry, dict):
+            return f"{str(repo)[:80]!r} is not an object"
+        branches, files = entry.get("branches") or {}, entry.get("files") or {}
+        commits = entry.get("commits") or []
+        if not isinstance(branches, dict) or not all(
+            isinstance(v, str) and HEX40.match(v) for v in branches.values()
+        ):
+            return f"{repo}: branches must map names to 40-hex commits"
+        if not isinstance(commits, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("sha"), str) and HEX40.match(c["sha"])
+            for c in commits
+        ):
+            return f"{repo}: commits must be objects with a 40-hex sha"
+        if not isinstance(files, dict):
+            return f"{repo}: files must map commits to paths"
+        for commit, paths in files.items():
+            if not HEX40.match(str(commit)) or not isinstance(paths, dict):
+                return f"{repo}: files key {str(commit)[:80]!r} is not a 40-hex commit"
+            for path, info in paths.items():
+                if not _file_info_ok(info):
+                    return f"{repo}@{str(commit)[:12]}: {str(path)[:80]!r} lacks blob/sha256/size"
+    return None
+
+
+def _file_info_ok(info: Any) -> bool:
+    return (
+        isinstance(info, dict)
+        and isinstance(info.get("blob"), str)
+        and bool(HEX40.match(info["blob"]))
+        and isinstance(info.get("sha256"), str)
+        and bool(HEX64.match(info["sha256"]))
+        and isinstance(info.get("size"), int)
+        and info["size"] >= 0
+    )
+
+
 class MirrorTransport:
     """A mirror laid out like raw.githubusercontent.com, with MANIFEST.json beside ``raw/``.
 
@@ -253,6 +299,7 @@ class MirrorTransport:
             self.base = urlparse(self.base).path
         self.client = client or HttpClient()
         self._manifest: dict[str, Any] | None = None
+        self._failure: TransportError | None = None
         self._guard = threading.Lock()
 
     def _read(self, rel: str, limit: SizeLimit | None = None) -> bytes:
@@ -276,23 +323,41 @@ class MirrorTransport:
             ) from None
 
     def manifest(self) -> dict[str, Any]:
+        """MANIFEST.json, read once per run; a failure is remembered too, so a mirror that
+        stalls or lies costs one deadline, not one per role."""
         with self._guard:
+            if self._failure is not None:
+                raise self._failure
             if self._manifest is None:
                 try:
-                    data = self._read("MANIFEST.json")
-                except FetchError as exc:
-                    raise TransportError(
-                        f"mirror {self.base} has no readable MANIFEST.json ({exc.what})",
-                        "point --mirror / PARAMDIFF_MIRROR at the folder holding MANIFEST.json "
-                        "and raw/",
-                    ) from None
-                try:
-                    self._manifest = json.loads(data)
-                except ValueError:
-                    raise TransportError(
-                        f"{self.base}/MANIFEST.json is not JSON", "refresh the mirror"
-                    ) from None
+                    self._manifest = self._load_manifest()
+                except TransportError as exc:
+                    self._failure = exc
+                    raise
             return self._manifest
+
+    def _load_manifest(self) -> dict[str, Any]:
+        try:
+            data = self._read("MANIFEST.json")
+        except FetchError as exc:
+            raise TransportError(
+                f"mirror {self.base} has no readable MANIFEST.json ({exc.what})",
+                "point --mirror / PARAMDIFF_MIRROR at the folder holding MANIFEST.json and raw/",
+            ) from None
+        try:
+            doc = json.loads(data)
+        except (ValueError, RecursionError):
+            raise TransportError(
+                f"{self.base}/MANIFEST.json is not JSON (or nests too deeply)",
+                "refresh the mirror",
+            ) from None
+        problem = manifest_problem(doc)
+        if problem:
+            raise TransportError(
+                f"{self.base}/MANIFEST.json is not a mirror manifest: {problem}",
+                "refresh the mirror (see the mirror layout in the README)",
+            )
+        return dict(doc)
 
     def _repo(self, repo: str) -> dict[str, Any]:
         entry = self.manifest().get(repo)
