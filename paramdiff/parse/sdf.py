@@ -19,6 +19,7 @@ Comments inside the SDF (like "SERVO1_FUNCTION 73") are not data and are ignored
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +80,13 @@ class Channel:
         return self.multiplier * (min(max((pwm - self.servo_min) / span, 0.0), 1.0) + self.offset)
 
 
+@functools.lru_cache(maxsize=32)
 def _parse_xml(data: bytes, file: str) -> Any:
-    """Parse with defusedxml, remembering the source line of every element."""
+    """Parse with defusedxml, remembering the source line of every element.
+
+    One parse per file and run: `check` reads each model for its channels, its geometry
+    and its includes (it parsed the same bytes eight times per profile). The tree is shared
+    between its readers, so none of them may change it."""
     import xml.etree.ElementTree as ET
 
     from defusedxml import DefusedXmlException
