@@ -28,12 +28,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _no_caller_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_caller_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Tests never depend on the caller's PARAMDIFF_* variables (a shell with
-    PARAMDIFF_MIRROR set made the git-transport tests read the mirror instead)."""
+    PARAMDIFF_MIRROR set made the git-transport tests read the mirror instead), and never
+    write the user's cache: a command run without --cache-dir gets a fresh one."""
     for name in list(os.environ):
         if name.startswith("PARAMDIFF_"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 
 
 @pytest.fixture
