@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
-from .files import project_path, read_regular
+from .files import TEXT_LIMIT, project_path, read_regular
 from .model.values import float32
 from .parse.clients import LOADERS, disagreements
 from .parse.local import read_local
@@ -60,7 +60,7 @@ class CheckOutcome:
 def first_difference(path: Path, lines: list[str]) -> int:
     """The 1-based line where ``path`` first differs from ``lines`` (1 when it is missing)."""
     try:
-        have = read_regular(path).decode(errors="replace").splitlines()
+        have = read_regular(path, limit=TEXT_LIMIT).decode(errors="replace").splitlines()
     except (OSError, InputError):
         return 1
     for i, (a, b) in enumerate(zip(have, lines, strict=False), start=1):
@@ -143,7 +143,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     _outputs_up_to_date(ctx, derived, out)
-    path = project_path(ctx.config.root, derived.target)
+    path = project_path(ctx.config.root, derived.target, generated=True)
     _loads_the_same(ctx, path, derived.target, derived.regenerate, out)
     _validates(ctx, derived, out)
     _no_unchosen_defaults(ctx, derived, out)
@@ -178,7 +178,7 @@ def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         )
         return
     lines = ctx.derived_lines
-    path = project_path(root, derived.target)
+    path = project_path(root, derived.target, generated=True)
     result = check_file(path, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
@@ -204,7 +204,7 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         (report_path, list(render_report(inputs))),
         (svg_path(report_path), list(render_picture(inputs))),
     ):
-        file = project_path(root, path)
+        file = project_path(root, path, generated=True)
         result = check_file(file, lines, path)
         if result.up_to_date:
             out.passed.append(f"{path} is up to date")
@@ -224,7 +224,7 @@ def _loads_the_same(
     """The committed file read by each real loader (re-implemented in parse.clients) must give
     the name → value map paramdiff reports for it (float32), every line within 98 bytes."""
     try:
-        data = read_regular(path, label=label)
+        data = read_regular(path, limit=TEXT_LIMIT, label=label)
     except (OSError, InputError):
         return  # missing or not a regular file: the up-to-date check already said so
     verified = _already_read_back(ctx, data)

@@ -274,8 +274,8 @@ def _emit(lines: Iterable[str], output: Any, check: bool) -> None:
     """The one sink switch: stdout, --check against a file, or an atomic write."""
     from .render.sinks import emit
 
-    for message in emit(lines, output, check):
-        click.echo(message, nl=False)
+    for text, status in emit(lines, output, check):
+        click.echo(text, nl=False, err=status)
 
 
 # --------------------------------------------------------------------------- commands

@@ -524,9 +524,10 @@ class PinContext:
         problems = validate(src.file, meta, self.classifier())
         for w in src.file.warnings:
             yield f"warning: {w}"
-        failing = [p for p in problems if strict or p.severity == ERROR]
-        for p in problems:
-            if p not in failing:
+        fails = [strict or p.severity == ERROR for p in problems]
+        failing = [p for p, fail in zip(problems, fails, strict=True) if fail]
+        for p, fail in zip(problems, fails, strict=True):
+            if not fail:  # (a list membership test here was quadratic in the problems)
                 yield f"warning: {p}"
         if failing:
             raise DriftError([str(p) for p in failing], f"correct these values in {file}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -561,3 +562,23 @@ def test_a_manifest_that_fails_is_asked_for_once_per_run(
     with pytest.raises(FetchError, match=r"has no readable MANIFEST\.json"):
         do_fetch(project, tmp_path / "cache", http_mirror.url)
     assert http_mirror.log.count("/MANIFEST.json") == 1
+
+
+def test_a_manifest_cannot_raise_the_download_cap(project: Path, tmp_path: Path, http_mirror):
+    """The manifest comes from the same server as the files: a size it claims above the cap
+    must not lift the cap (before: a body that never ended grew to 2.8 GB)."""
+    build_mirror(http_mirror.root, small_upstream())
+    manifest = json.loads((http_mirror.root / "MANIFEST.json").read_text())
+    for files in manifest["acme/params"]["files"].values():
+        files["boats/hw.params"]["size"] = 10**11
+    text = json.dumps(manifest)
+    (http_mirror.root / "MANIFEST.json").write_text(text)
+    cap = len(text) + 16  # room for the manifest itself
+    client = HttpClient(HttpSettings(retries=0, max_body=cap))
+    choice = TransportChoice(cache_dir=tmp_path / "c", mirror=http_mirror.url)
+    choice._made["mirror"] = MirrorTransport(http_mirror.url, client)
+    got = choice._made["mirror"].get("acme/params", C2, "boats/hw.params")
+    assert got.data == HW  # the real body, well under the cap, still comes through
+    (http_mirror.root / "raw/acme/params" / C2 / "boats/hw.params").write_bytes(b"X" * cap * 2)
+    with pytest.raises(FetchError, match="larger than"):
+        choice._made["mirror"].get("acme/params", C2, "boats/hw.params")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, quote
-from ..files import project_path, read_regular, write_atomic
+from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
@@ -142,7 +142,7 @@ def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -
 
 def read_lock(root: Path, parsed: Path | None = None) -> Lock | None:
     try:
-        data = read_regular(project_path(root, LOCK_FILE), label=LOCK_FILE)
+        data = read_regular(project_path(root, LOCK_FILE), limit=TEXT_LIMIT, label=LOCK_FILE)
     except FileNotFoundError:
         return None
     return parse_lock(data, parsed=parsed)

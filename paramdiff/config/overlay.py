@@ -16,7 +16,7 @@ from typing import Any
 
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError, quote
-from ..files import project_path, read_regular
+from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import compile_globs
 from ..model.metadata import Metadata
 from ..model.params import Param
@@ -201,7 +201,7 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
 
 def load_overlay(root: Path, rel: str, parsed: Path | None = None) -> Overlay:
     try:
-        data = read_regular(project_path(root, rel), label=rel)
+        data = read_regular(project_path(root, rel), limit=TEXT_LIMIT, label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import ConfigError, quote
-from ..files import project_path, read_regular
+from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import Category, ScriptParams
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
@@ -442,7 +442,7 @@ def load_config(root: Path, parsed: Path | None = None) -> Config:
     """``parsed``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
     path = project_path(root, SOURCES_FILE)
     try:
-        data = read_regular(path, label=SOURCES_FILE)
+        data = read_regular(path, limit=TEXT_LIMIT, label=SOURCES_FILE)
     except FileNotFoundError:
         raise ConfigError(
             f"no {SOURCES_FILE} in {root}",

@@ -7,14 +7,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InputError, quote
-from ..files import read_regular
+from ..files import TEXT_LIMIT, read_regular
 from ..model.source import Source
 from .any import parse_any
 
 
 def read_local(path: Path) -> bytes:
     try:
-        return read_regular(path, label=path.as_posix())
+        return read_regular(path, limit=TEXT_LIMIT, label=path.as_posix())
     except FileNotFoundError as exc:
         raise InputError(
             f"cannot read the file: {exc.strerror}", "check the path", file=str(path)

@@ -105,6 +105,13 @@ def detect_format(data: bytes, file: str = "") -> str:
 # --------------------------------------------------------------------------- parsing
 
 
+# No ArduPilot vehicle has more than ~6,000 parameters (Copter 4.7's metadata defines 5,688),
+# and a real file has a handful of bad lines. Past these a file is not a parameter file, and
+# reading on would only cost memory and time (a 1 MiB file can hold 260,000 lines).
+MAX_PARAMS = 20_000
+MAX_WARNINGS = 1_000
+
+
 class _Collector:
     """Adds rows in order, turning every problem into an error or (lenient) a warning."""
 
@@ -116,15 +123,30 @@ class _Collector:
         diag = Diagnostic(file, line, message, fix)
         if not self.lenient:
             raise diag.error()
-        self.out.warnings.append(diag)
+        self.warn(file, line, message, fix)
 
     def warn(self, file: str, line: int, message: str, fix: str) -> None:
+        if len(self.out.warnings) >= MAX_WARNINGS:
+            raise InputError(
+                f"more than {MAX_WARNINGS} bad or repeated lines (the first at line "
+                f"{self.out.warnings[0].line}): not a parameter file",
+                "check that this is the parameter file you mean",
+                file=file,
+                line=line,
+            )
         self.out.warnings.append(Diagnostic(file, line, message, fix))
 
     def add(self, param: Param, override: bool = False) -> None:
         """``override`` — a later include replacing an earlier file's value (BlueOS semantics)."""
         old = self.out.params.get(param.name)
         if old is None:
+            if len(self.out.params) >= MAX_PARAMS:
+                raise InputError(
+                    f"more than {MAX_PARAMS} parameters: no ArduPilot vehicle has that many",
+                    "check that this is the parameter file you mean",
+                    file=param.file,
+                    line=param.line,
+                )
             self.out.params[param.name] = param
             return
         if old.file != param.file and override:

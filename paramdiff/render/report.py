@@ -312,7 +312,8 @@ def svg_output(report: Output) -> Output:
     """Where the report's top view goes: beside it, same stem, same regenerating command."""
     label = svg_path(report.label)
     if report.root is not None:  # a project file: the picture must stay in the project too
-        return Output(project_path(report.root, label), label, report.fix, report.root)
+        inside = project_path(report.root, label, generated=True)
+        return Output(inside, label, report.fix, report.root)
     path = report.path.with_name(svg_path(report.path.name)) if report.path else None
     return Output(path, label, report.fix)
 

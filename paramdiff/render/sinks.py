@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DriftError, UsageError
-from ..files import project_path, read_regular, write_atomic
+from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 
 
 def join_lines(lines: Iterable[str]) -> str:
@@ -30,7 +30,7 @@ def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> Ch
     """Compare what would be written with what is on disk; a unified diff when they differ."""
     expected = join_lines(lines)
     try:  # a FIFO, a device or a huge file is an input error naming it, never read
-        actual: str | None = read_regular(path, label=label).decode("utf-8")
+        actual: str | None = read_regular(path, limit=TEXT_LIMIT, label=label).decode("utf-8")
     except FileNotFoundError:
         actual = None
     except UnicodeDecodeError:
@@ -68,24 +68,25 @@ def output_for(root: Path, output: Path | None, default: str | None, fix: str) -
         return Output(output, str(output), fix)
     if default is None:
         raise UsageError("give -o PATH (or -o - for stdout) for this format")
-    return Output(project_path(root, default), default, fix, root)
+    return Output(project_path(root, default, generated=True), default, fix, root)
 
 
-def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[str]:
+def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[tuple[str, bool]]:
     """The one sink switch: stdout, --check against the file, or an atomic write.
 
-    Yields what to print; a stale file under --check raises DriftError after its diff.
+    Yields (text, is_status); a stale file under --check raises DriftError after its diff.
+    Status lines ("… written") go to stderr, so `-o /dev/stdout > f` leaves f the file's bytes.
     """
     if output.path is None:
         for line in lines:
-            yield line + "\n"
+            yield line + "\n", False
         return
     if check:
         result = check_file(output.path, lines, output.label)
         if not result.up_to_date:
-            yield result.diff
+            yield result.diff, False
             raise DriftError([f"{output.label} is out of date"], f"run: {output.fix}")
-        yield f"{output.label} is up to date\n"
+        yield f"{output.label} is up to date\n", True
         return
     written = write_atomic(output.path, join_lines(lines).encode())
-    yield f"{output.label} {'written' if written else 'unchanged'}\n"
+    yield f"{output.label} {'written' if written else 'unchanged'}\n", True

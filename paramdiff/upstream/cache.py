@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from ..digests import sha256_of
-from ..errors import FetchError
+from ..errors import FetchError, InputError, ParamdiffError
 from ..files import read_regular, write_atomic
 
 ENV_CACHE = "PARAMDIFF_CACHE"
@@ -33,9 +33,11 @@ class Cache:
         return self.root / "sha256" / sha256[:2] / sha256
 
     def get(self, sha256: str) -> bytes | None:
-        try:  # a FIFO or device planted in the cache is an error naming it, never read
+        """The entry's bytes, or None: missing, damaged, or not a regular file (a FIFO, a
+        directory, a device planted in the cache is never read, and counts as a miss)."""
+        try:
             data = read_regular(self.path_for(sha256))
-        except FileNotFoundError:
+        except (FileNotFoundError, InputError):
             return None
         # A damaged entry is a miss, never a source of wrong bytes.
         return data if sha256_of(data) == sha256 else None
@@ -45,10 +47,22 @@ class Cache:
         path = self.path_for(digest)
         if self.get(digest) is None:
             try:
+                _clear(path)  # whatever sits there is not a good entry: replace it, never use it
                 write_atomic(path, data)
-            except Exception as exc:
+            except (OSError, ParamdiffError) as exc:
+                what = exc.what if isinstance(exc, ParamdiffError) else (exc.strerror or str(exc))
                 raise FetchError(
-                    f"cannot write the cache entry {path}: {exc}",
+                    f"cannot write the cache entry {path}: {what}",
                     "make the cache directory writable, or pass --cache-dir / set PARAMDIFF_CACHE",
                 ) from None
         return digest
+
+
+def _clear(path: Path) -> None:
+    """Remove a non-regular file (or a symlink) where a cache entry goes; a directory only if
+    empty (a non-empty one makes the write fail with a clear error)."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        else:
+            path.unlink()

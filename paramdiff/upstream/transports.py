@@ -390,7 +390,9 @@ class MirrorTransport:
         limit = None
         if locked_size is not None:
             limit = SizeLimit(locked_size, LOCKED_SIZE)
-        elif isinstance(info.get("size"), int):
+        elif info["size"] <= self.client.settings.max_body:
+            # The manifest comes from the same (untrusted) server as the file: its claim may
+            # lower the bound, never raise it past the download cap.
             limit = SizeLimit(info["size"], "the size the mirror's MANIFEST.json records")
         data = self._read(f"raw/{repo}/{commit}/{path}", limit)
         return Fetched(data, blob=info.get("blob"), sha256=info.get("sha256"))
