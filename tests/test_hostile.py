@@ -334,6 +334,35 @@ def test_check_of_a_model_whose_includes_double_is_one_error_line(
     )
 
 
+def test_check_of_a_model_including_a_folder_linked_outside_is_one_error_line(
+    derived: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """evil2 -> /tmp/outside/secretmodel was merged silently; model://../../x read
+    <project>/../model.sdf. Both are now one Error line naming the including file, exit 2."""
+    (tmp_path / "outside/secretmodel").mkdir(parents=True)
+    (tmp_path / "outside/secretmodel/model.sdf").write_text(
+        '<sdf version="1.9"><model name="s"><link name="x"/></model></sdf>\n'
+    )
+    (tmp_path / "models/v").mkdir(parents=True)
+    (tmp_path / "models/evil2").symlink_to(tmp_path / "outside/secretmodel")
+    top = tmp_path / "models/v/model.sdf"
+    _, loc = derived
+    for uri, what in (
+        ("model://evil2", "models/evil2/model.sdf leads outside"),
+        ("model://../../x", "<include> model://../../x does not name a model folder"),
+    ):
+        top.write_text(
+            f'<sdf version="1.9"><model name="v">\n<include><uri>{uri}</uri></include>\n'
+            '<plugin name="ArduPilotPlugin" filename="ArduPilotPlugin"><control channel="0">'
+            "<jointName>s::j</jointName></control></plugin></model></sdf>\n"
+        )
+        result = run("check", *loc, "--profile", "boat", "--model", str(top))
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"Error: {top.as_posix()}:2: ")
+        assert what in result.output
+        assert result.output.count("\n") == 1
+
+
 # --------------------------------------------------------------------------- exit codes
 
 
