@@ -516,6 +516,32 @@ def test_hostile_yaml_types_are_one_error_line_and_exit_2(
     assert (result.exit_code, result.output) == (2, error + "\n")
 
 
+def test_review_refuses_an_oversized_base_file_from_its_git_size(
+    derived: tuple[Path, list[str]],
+) -> None:
+    """A BASE commit whose sources.lock is over the input limit (a few kB compressed in git;
+    the attacker's was 1 GB: 985 MB of memory and a 1 GB temp file before the refusal) is
+    refused from the blob's size in git, naming BASE and the path, before it is read."""
+    import git
+
+    root, loc = derived
+    repo = git.Repo.init(root, initial_branch="main")
+    lock = root / "sources.lock"
+    good = lock.read_bytes()
+    lock.write_bytes(good + b"#" * (INPUT_LIMIT + 1 - len(good)))
+    repo.git.add(A=True)
+    repo.git.commit(m="base", author="t <t@example.com>")
+    base = repo.head.commit.hexsha
+    lock.write_bytes(good)
+    result = run("review", "HEAD", *loc)
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: BASE {base[:12]}:sources.lock: is {INPUT_LIMIT + 1} bytes in git, over "
+        f"paramdiff's input limit of {INPUT_LIMIT} bytes — review against a BASE whose project "
+        "files are the YAML and parameter files they should be (those are far smaller)\n",
+    )
+
+
 # --------------------------------------------------------------------------- exit codes
 
 
