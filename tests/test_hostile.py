@@ -542,6 +542,29 @@ def test_review_refuses_an_oversized_base_file_from_its_git_size(
     )
 
 
+@pytest.mark.parametrize("kind", ["symlink", "dangling symlink", "directory"])
+def test_a_lock_file_that_is_not_a_regular_file_is_named_for_what_it_is(
+    project: Path, tmp_path: Path, kind: str
+) -> None:
+    """A symlinked .sources.lock.lock was refused with "Too many levels of symbolic links —
+    make the directory writable": the cause and the fix are now the right ones."""
+    guard = project / ".sources.lock.lock"
+    if kind == "directory":
+        guard.mkdir()
+    else:
+        (tmp_path / "elsewhere").write_text("")
+        guard.symlink_to(tmp_path / ("elsewhere" if kind == "symlink" else "nowhere"))
+    result = run("fetch", *location_args(project, tmp_path / "c", tmp_path / "mirror"))
+    shown = "a symlink" if "symlink" in kind else "a directory"
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: cannot write {project / 'sources.lock'}: its lock file {guard} is {shown}, "
+        "not a regular file — remove .sources.lock.lock; paramdiff fetch creates it again as "
+        "an empty file\n",
+    )
+    assert not (project / "sources.lock").exists()
+
+
 # --------------------------------------------------------------------------- exit codes
 
 
