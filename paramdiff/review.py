@@ -18,8 +18,8 @@ from typing import Any
 from .config.lock import LOCK_FILE, require_entry
 from .config.overlay import Overlay, load_overlay
 from .config.sources import PARAM_FORMATS, SOURCES_FILE, load_config
-from .errors import ConfigError, ParamdiffError, StaleOverlayError
-from .files import project_path, read_regular
+from .errors import ConfigError, InputError, ParamdiffError, StaleOverlayError
+from .files import INPUT_LIMIT, project_path, read_regular
 from .parse.params import parse_params
 from .project import Options, PinContext
 from .render.params import render as render_params
@@ -129,7 +129,7 @@ def base_snapshot(repo: Any, commit: str, root: Path) -> Iterator[Path | None]:
             blob = tree / (prefix / rel).as_posix().removeprefix("./")
         except KeyError:
             return None
-        return bytes(blob.data_stream.read())
+        return _base_blob(blob, f"BASE {commit[:12]}:{rel}")
 
     with tempfile.TemporaryDirectory(prefix="paramdiff-base-") as tmp:
         out = Path(tmp)
@@ -147,6 +147,25 @@ def base_snapshot(repo: Any, commit: str, root: Path) -> Iterator[Path | None]:
                 (out / rel).parent.mkdir(parents=True, exist_ok=True)
                 (out / rel).write_bytes(data)
         yield out
+
+
+def _base_blob(blob: Any, label: str) -> bytes:
+    """A BASE file's bytes, its size checked from git's object header (``git cat-file -s``)
+    before a byte is read: a file the working tree's reader would refuse (INPUT_LIMIT) is
+    refused here before it takes memory or a temp file (a 1 GB lock compresses to a few MB
+    in git)."""
+    if blob.type != "blob":
+        raise InputError(
+            f"is a git {blob.type}, not a file", "make it a regular file on BASE", file=label
+        )
+    if blob.size > INPUT_LIMIT:
+        raise InputError(
+            f"is {blob.size} bytes in git, over paramdiff's input limit of {INPUT_LIMIT} bytes",
+            "review against a BASE whose project files are the YAML and parameter files they "
+            "should be (those are far smaller)",
+            file=label,
+        )
+    return bytes(blob.data_stream.read())
 
 
 # --------------------------------------------------------------------------- one profile

@@ -186,6 +186,95 @@ def test_repo_includes_are_sibling_model_folders() -> None:
         resolve("quad_frame", "models/quad/model.sdf", 1)
 
 
+def includer(path: Path, uri: str) -> Path:
+    return write(
+        path,
+        f'<sdf version="1.9"><model name="v">\n<include><uri>{uri}</uri></include>\n'
+        "</model></sdf>\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "model://../../x",
+        "model://..",
+        "model://a/b",
+        "model://a\\..\\b",
+        "model:///etc",
+        "model://",
+    ],
+)
+def test_include_name_must_be_one_folder_name(tmp_path: Path, uri: str) -> None:
+    """model://../../x read <project>/../model.sdf: NAME is now one plain folder name, for
+    local models, pinned ones (fetch) and their resolvers alike."""
+    write(tmp_path / "model.sdf", quad_frame())  # what model://../../x used to merge
+    model = includer(tmp_path / "p/models/v/model.sdf", uri)
+    with pytest.raises(InputError) as err:
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert str(err.value).startswith(f"{model.as_posix()}:2: <include> model://")
+    assert "does not name a model folder" in str(err.value)
+    with pytest.raises(InputError, match="does not name a model folder"):
+        repo_include_paths("models/v/model.sdf", model.read_bytes())
+    for resolve in (repo_resolver("models/v/model.sdf", {}), local_resolver({})):
+        with pytest.raises(InputError, match="does not name a model folder"):
+            resolve("..", "models/v/model.sdf", 2)
+
+
+def test_a_model_folder_linked_out_of_its_folder_is_refused(tmp_path: Path) -> None:
+    """A sibling model folder that is a symlink to a folder outside was merged silently."""
+    write(tmp_path / "outside/secretmodel/model.sdf", quad_frame())
+    model = includer(tmp_path / "p/models/v/model.sdf", "model://evil2")
+    (tmp_path / "p/models/evil2").symlink_to(tmp_path / "outside/secretmodel")
+    with pytest.raises(InputError) as err:
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    assert str(err.value) == (
+        f"{model.as_posix()}:2: <include> {(tmp_path / 'p/models/evil2/model.sdf').as_posix()} "
+        f"leads outside {(tmp_path / 'p/models').as_posix()} (to "
+        f"{(tmp_path / 'outside/secretmodel/model.sdf').resolve().as_posix()}) — replace the "
+        "link with the model folder itself, inside the folder it is looked up in"
+    )
+    # the same through GZ_SIM_RESOURCE_PATH: the entry it was found in bounds it
+    (tmp_path / "p/models/evil2").unlink()
+    write(tmp_path / "res/placeholder", "")
+    (tmp_path / "res/evil2").symlink_to(tmp_path / "outside/secretmodel")
+    env = {"GZ_SIM_RESOURCE_PATH": str(tmp_path / "res")}
+    with pytest.raises(InputError, match=r"leads outside .*/res "):
+        load_model(model.read_bytes(), model.as_posix(), local_resolver(env))
+    # a link that stays inside the folder is followed
+    (tmp_path / "res/evil2").unlink()
+    write(tmp_path / "res/real/model.sdf", quad_frame())
+    (tmp_path / "res/evil2").symlink_to(tmp_path / "res/real")
+    tree = load_model(model.read_bytes(), model.as_posix(), local_resolver(env))
+    assert tree.includes == [(tmp_path / "res/evil2/model.sdf").as_posix()]
+
+
+@pytest.mark.parametrize(
+    ("elem", "text"),
+    [("pose", "\u0661 0 0 0 0 0"), ("pose", "0 0 0 0 0 \uff11"), ("xyz", "0 0 \u0661")],
+)
+def test_sdf_numbers_are_ascii_like_every_other_number(
+    tmp_path: Path, elem: str, text: str
+) -> None:
+    """float() reads Arabic-Indic and full-width digits; ArduPilot and sdformat do not."""
+    pose = f"<pose>{text}</pose>" if elem == "pose" else ""
+    xyz = f"<xyz>{text}</xyz>" if elem == "xyz" else "<xyz>0 0 1</xyz>"
+    model = write(
+        tmp_path / "m/model.sdf",
+        f'<sdf version="1.9"><model name="m">\n<link name="a">{pose}</link>\n'
+        f'<joint name="j" type="revolute"><parent>a</parent><child>a</child>\n'
+        f"<axis>{xyz}</axis></joint></model></sdf>",
+    )
+    with pytest.raises(InputError) as err:
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
+    count = 6 if elem == "pose" else 3
+    line = 2 if elem == "pose" else 4
+    assert str(err.value) == (
+        f"{model.as_posix()}:{line}: <{elem}> '{text}' is not {count} finite numbers (ASCII "
+        f"digits 0-9) — write {count} numbers separated by spaces"
+    )
+
+
 def test_quad_x_matches_setup_quad_matrix(tmp_path: Path) -> None:
     result = run(quad(tmp_path, GOOD_SIGNS), QUAD, "ArduCopter")
     assert result.findings == []

@@ -10,15 +10,16 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import CORPUS_DIR, SOURCES_YAML, location_args
+from helpers import CORPUS_DIR, OVERLAY_YAML, SOURCES_YAML, location_args
 
 from paramdiff.cli import ParamdiffGroup, main
-from paramdiff.files import TEXT_LIMIT, read_regular, write_atomic
+from paramdiff.files import INPUT_LIMIT, TEXT_LIMIT, read_regular, write_atomic
 
 
 def run(*args: str) -> object:
@@ -338,6 +339,236 @@ def test_check_of_a_model_whose_includes_double_is_one_error_line(
         "vehicle uses it (a model that includes another twice doubles the merged model at "
         "every level)\n"
     )
+
+
+def test_check_of_a_model_including_a_folder_linked_outside_is_one_error_line(
+    derived: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """evil2 -> /tmp/outside/secretmodel was merged silently; model://../../x read
+    <project>/../model.sdf. Both are now one Error line naming the including file, exit 2."""
+    (tmp_path / "outside/secretmodel").mkdir(parents=True)
+    (tmp_path / "outside/secretmodel/model.sdf").write_text(
+        '<sdf version="1.9"><model name="s"><link name="x"/></model></sdf>\n'
+    )
+    (tmp_path / "models/v").mkdir(parents=True)
+    (tmp_path / "models/evil2").symlink_to(tmp_path / "outside/secretmodel")
+    top = tmp_path / "models/v/model.sdf"
+    _, loc = derived
+    for uri, what in (
+        ("model://evil2", "models/evil2/model.sdf leads outside"),
+        ("model://../../x", "<include> model://../../x does not name a model folder"),
+    ):
+        top.write_text(
+            f'<sdf version="1.9"><model name="v">\n<include><uri>{uri}</uri></include>\n'
+            '<plugin name="ArduPilotPlugin" filename="ArduPilotPlugin"><control channel="0">'
+            "<jointName>s::j</jointName></control></plugin></model></sdf>\n"
+        )
+        result = run("check", *loc, "--profile", "boat", "--model", str(top))
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"Error: {top.as_posix()}:2: ")
+        assert what in result.output
+        assert result.output.count("\n") == 1
+
+
+# --------------------------------------------------------------------------- YAML value types
+# YAML gives any key any type. Each value a reader uses is type-checked first
+# (paramdiff/config/validators.py): a wrong type is one Error line, exit 2, never a
+# TypeError/AttributeError/RecursionError (exit 3).
+
+WRONG_TYPES: list[object] = [None, True, 0, 1.5, "x", [], [0], {}, {"k": 0}, {0: "x"}, [[[]]]]
+SMALL_LOCK = f"""\
+version: 1
+profiles:
+  boat:
+    "1.0":
+      hardware:
+        repo: acme/params
+        ref: master
+        commit: {"a" * 40}
+        path: boats/hw.params
+        format: blueos
+        size: 10
+        sha256: {"b" * 64}
+        blob: {"c" * 40}
+        includes:
+          - {{path: boats/base.params, size: 3, sha256: {"d" * 64}, blob: {"e" * 40}}}
+"""
+
+
+def key_paths(value: object, path: tuple[object, ...] = ()) -> Iterator[tuple[object, ...]]:
+    """Every key path of a YAML document: the top, each mapping value and each list item."""
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from key_paths(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from key_paths(item, (*path, i))
+
+
+def replaced(doc: object, path: tuple[object, ...], value: object) -> object:
+    import copy
+
+    if not path:
+        return value
+    out = copy.deepcopy(doc)
+    parent: Any = out
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    return out
+
+
+def wrong_type_cases() -> list[tuple[str, tuple[object, ...], object]]:
+    import yaml
+
+    cases = []
+    for kind, text in (("sources", SOURCES_YAML), ("overlay", OVERLAY_YAML), ("lock", SMALL_LOCK)):
+        doc = yaml.safe_load(text)
+        cases += [(kind, p, w) for p in key_paths(doc) for w in WRONG_TYPES]
+    return cases
+
+
+def test_a_wrong_type_at_any_key_is_one_error_line_never_a_crash() -> None:
+    """Every key of sources.yaml, an overlay and sources.lock, given each wrong type in turn:
+    the reader either accepts it (a number where text is fine) or raises the error the CLI
+    prints as one `Error:` line with exit 2. Before: `categories: true`, `deltas: 5`,
+    `sections[0].params: null`, `frames: [a]`, `profiles.X.pins: ...`, lock `profiles: [..]`
+    were TypeError / AttributeError, exit 3."""
+    import yaml
+
+    from paramdiff.config.lock import parse_lock
+    from paramdiff.config.overlay import parse_overlay
+    from paramdiff.config.sources import parse_config
+    from paramdiff.errors import ParamdiffError
+
+    readers = {
+        "sources": lambda b: parse_config(b, "sources.yaml", Path(".")),
+        "overlay": lambda b: parse_overlay(b, "overlays/boat.yaml"),
+        "lock": lambda b: parse_lock(b),
+    }
+    cases = wrong_type_cases()
+    assert len(cases) > 600
+    crashes = []
+    for kind, path, wrong in cases:
+        data = yaml.safe_dump(
+            replaced(
+                yaml.safe_load(
+                    {"sources": SOURCES_YAML, "overlay": OVERLAY_YAML, "lock": SMALL_LOCK}[kind]
+                ),
+                path,
+                wrong,
+            )
+        ).encode()
+        try:
+            readers[kind](data)
+        except ParamdiffError as exc:
+            if exc.exit_code != 2 or "\n" in str(exc) or ":" not in str(exc):
+                crashes.append((kind, path, wrong, str(exc)))
+        except Exception as exc:  # what the CLI turns into exit 3
+            crashes.append((kind, path, wrong, f"{type(exc).__name__}: {exc}"))
+    assert crashes == []
+
+
+@pytest.mark.parametrize(
+    ("file", "edit", "error"),
+    [
+        (
+            "sources.yaml",
+            lambda t: "version: 1\ncategories: true\nprofiles:" + t.split("profiles:", 1)[1],
+            "Error: sources.yaml:2: 'categories' must be a list, not True — write each item "
+            "of 'categories' on its own '- ' line",
+        ),
+        (
+            "overlays/boat.yaml",
+            lambda t: t.split("deltas:")[0] + "deltas: 5\n",
+            "Error: overlays/boat.yaml:11: 'deltas' must be a list, not 5 — write each item of "
+            "'deltas' on its own '- ' line",
+        ),
+        (
+            "overlays/boat.yaml",
+            lambda t: t.replace("params: [SERVO*]", "params: null"),
+            "Error: overlays/boat.yaml:10: 'sections.1.params' entry None is not a parameter "
+            "name or glob — use upper-case names with * ? [..] wildcards, e.g. SERVO*_TRIM",
+        ),
+        (
+            "overlays/boat.yaml",
+            lambda t: t.replace("params: [SERVO*]", "params: [0]"),
+            "Error: overlays/boat.yaml:10: 'sections.1.params' entry 0 is not a parameter name "
+            "or glob — use upper-case names with * ? [..] wildcards, e.g. SERVO*_TRIM",
+        ),
+        (
+            "sources.yaml",
+            lambda t: t + "x: " + "[" * 990 + "]" * 990 + "\n",
+            "Error: sources.yaml:28: lists or mappings nested more than 64 deep — flatten the "
+            "file; paramdiff's files nest a few levels",
+        ),
+        (
+            "overlays/boat.yaml",
+            lambda t: t + "x: " + "[" * 990 + "]" * 990 + "\n",
+            "Error: overlays/boat.yaml:16: lists or mappings nested more than 64 deep — flatten "
+            "the file; paramdiff's files nest a few levels",
+        ),
+    ],
+)
+def test_hostile_yaml_types_are_one_error_line_and_exit_2(
+    derived: tuple[Path, list[str]], file: str, edit: Callable[[str], str], error: str
+) -> None:
+    """The attacker's cases, end to end: exit 3 (TypeError, RecursionError) before."""
+    root, loc = derived
+    target = root / file
+    target.write_text(edit(target.read_text()))
+    result = run("derive", *loc)
+    assert (result.exit_code, result.output) == (2, error + "\n")
+
+
+def test_review_refuses_an_oversized_base_file_from_its_git_size(
+    derived: tuple[Path, list[str]],
+) -> None:
+    """A BASE commit whose sources.lock is over the input limit (a few kB compressed in git;
+    the attacker's was 1 GB: 985 MB of memory and a 1 GB temp file before the refusal) is
+    refused from the blob's size in git, naming BASE and the path, before it is read."""
+    import git
+
+    root, loc = derived
+    repo = git.Repo.init(root, initial_branch="main")
+    lock = root / "sources.lock"
+    good = lock.read_bytes()
+    lock.write_bytes(good + b"#" * (INPUT_LIMIT + 1 - len(good)))
+    repo.git.add(A=True)
+    repo.git.commit(m="base", author="t <t@example.com>")
+    base = repo.head.commit.hexsha
+    lock.write_bytes(good)
+    result = run("review", "HEAD", *loc)
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: BASE {base[:12]}:sources.lock: is {INPUT_LIMIT + 1} bytes in git, over "
+        f"paramdiff's input limit of {INPUT_LIMIT} bytes — review against a BASE whose project "
+        "files are the YAML and parameter files they should be (those are far smaller)\n",
+    )
+
+
+@pytest.mark.parametrize("kind", ["symlink", "dangling symlink", "directory"])
+def test_a_lock_file_that_is_not_a_regular_file_is_named_for_what_it_is(
+    project: Path, tmp_path: Path, kind: str
+) -> None:
+    """A symlinked .sources.lock.lock was refused with "Too many levels of symbolic links —
+    make the directory writable": the cause and the fix are now the right ones."""
+    guard = project / ".sources.lock.lock"
+    if kind == "directory":
+        guard.mkdir()
+    else:
+        (tmp_path / "elsewhere").write_text("")
+        guard.symlink_to(tmp_path / ("elsewhere" if kind == "symlink" else "nowhere"))
+    result = run("fetch", *location_args(project, tmp_path / "c", tmp_path / "mirror"))
+    shown = "a symlink" if "symlink" in kind else "a directory"
+    assert (result.exit_code, result.output) == (
+        2,
+        f"Error: cannot write {project / 'sources.lock'}: its lock file {guard} is {shown}, "
+        "not a regular file — remove .sources.lock.lock; paramdiff fetch creates it again as "
+        "an empty file\n",
+    )
+    assert not (project / "sources.lock").exists()
 
 
 # --------------------------------------------------------------------------- exit codes

@@ -91,6 +91,43 @@ def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:
     assert tree_bytes(tmp_path) == before  # sources.yaml was not written either
 
 
+def test_init_with_a_folder_linked_outside_writes_nothing(tmp_path: Path) -> None:
+    """overlays/ -> a folder outside: init wrote sources.yaml, then refused the overlay (exit
+    2 with a file half the project). Every target is checked before the first write."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "seed"
+    root.mkdir()
+    (root / "overlays").symlink_to(outside)
+    out = invoke("init", "blueboat", "--root", str(root))
+    assert out.exit_code == 2
+    assert out.output == (
+        "Error: overlays/blueboat_sitl.yaml: leads outside the project (a symlink to "
+        f"{str((outside / 'blueboat_sitl.yaml').resolve())[:80]}) — replace the link with the file "
+        "itself; project files stay in the project\n"
+    )
+    assert sorted(p.name for p in root.iterdir()) == ["overlays"]
+    assert list(outside.iterdir()) == []
+
+
+def test_init_below_a_file_or_a_dangling_link_writes_nothing(tmp_path: Path) -> None:
+    """A folder on the way that is a file (or a link to nowhere) is found before writing."""
+    (tmp_path / "overlays").write_text("a file\n")
+    out = invoke("init", "blueboat", "--root", str(tmp_path))
+    assert (out.exit_code, out.output) == (
+        2,
+        "Error: overlays/blueboat_sitl.yaml: cannot create overlays/blueboat_sitl.yaml: "
+        "overlays is not a writable folder — make overlays a writable folder, or run "
+        "paramdiff init in another directory\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["overlays"]
+    (tmp_path / "overlays").unlink()
+    (tmp_path / "overlays").symlink_to("nowhere")
+    out = invoke("init", "blueboat", "--root", str(tmp_path))
+    assert out.exit_code == 2, out.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["overlays"]
+
+
 @pytest.mark.parametrize(
     ("args", "error"),
     [

@@ -11,6 +11,7 @@ from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
+from .validators import mapping, sequence, text
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"
@@ -77,11 +78,13 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
         {"includes"},
     )
 
-    def hexfield(key: str, pattern: re.Pattern[str], what: str) -> str:
-        value = raw[key]
+    def hexfield(
+        key: str, pattern: re.Pattern[str], what: str, fields: Any = raw, at: Any = path
+    ) -> str:
+        value = fields[key]
         if not isinstance(value, str) or not pattern.match(value):
             raise doc.error(
-                (*path, key),
+                (*at, key),
                 f"{key} {quote(repr(value))} is not {what}",
                 "the lock was edited by hand; restore it from git or run paramdiff fetch --update",
             )
@@ -95,23 +98,23 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
         return value
 
     includes = []
-    for i, inc in enumerate(raw.get("includes") or []):
+    for i, inc in enumerate(sequence(doc, (*path, "includes"), raw.get("includes"))):
         ipath = (*path, "includes", i)
         check_keys(doc, ipath, inc, {"path", "size", "sha256", "blob"}, set())
         includes.append(
             LockedFile(
                 path=check_relpath(inc["path"], doc, (*ipath, "path")),
                 size=size(inc["size"], (*ipath, "size")),
-                sha256=str(inc["sha256"]),
-                blob=str(inc["blob"]),
+                sha256=hexfield("sha256", HEX64, "a sha256 hex digest", inc, ipath),
+                blob=hexfield("blob", HEX40, "a git blob id", inc, ipath),
             )
         )
     return LockEntry(
         repo=check_repo(raw["repo"], doc, (*path, "repo")),
-        ref=check_ref(str(raw["ref"]), doc, (*path, "ref")),
+        ref=check_ref(text(doc, (*path, "ref"), raw["ref"]), doc, (*path, "ref")),
         commit=hexfield("commit", HEX40, "a 40-hex commit"),
         path=check_relpath(raw["path"], doc, (*path, "path")),
-        format=str(raw["format"]),
+        format=text(doc, (*path, "format"), raw["format"]),
         size=size(raw["size"], (*path, "size")),
         sha256=hexfield("sha256", HEX64, "a sha256 hex digest"),
         blob=hexfield("blob", HEX40, "a git blob id"),
@@ -123,7 +126,7 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
 def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -> Lock:
     doc = load_yaml(data, file, parsed)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
-    if raw["version"] != LOCK_VERSION or isinstance(raw["version"], bool):
+    if type(raw["version"]) is not int or raw["version"] != LOCK_VERSION:
         raise doc.error(
             ("version",),
             f"unsupported lock version {quote(repr(raw['version']))} (this paramdiff writes "
@@ -131,9 +134,9 @@ def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -
             "upgrade paramdiff, or delete sources.lock and run: paramdiff fetch",
         )
     lock = Lock()
-    for profile, pins in (raw["profiles"] or {}).items():
-        for pin, roles in (pins or {}).items():
-            for role, entry in (roles or {}).items():
+    for profile, pins in mapping(doc, ("profiles",), raw["profiles"]).items():
+        for pin, roles in mapping(doc, ("profiles", profile), pins).items():
+            for role, entry in mapping(doc, ("profiles", profile, pin), roles).items():
                 path = ("profiles", profile, pin, role)
                 lock.entries[(str(profile), str(pin), str(role))] = _entry(doc, path, entry)
     doc.remember()

@@ -19,9 +19,12 @@ itself stays (removing it would race with a waiter); it is empty and git-ignored
 
 from __future__ import annotations
 
+import errno
+import stat
 from pathlib import Path
 
 from ..errors import FetchError, ParamdiffError
+from ..files import describe_kind
 from .lock import LOCK_FILE, Lock, LockEntry, read_lock, write_lock
 
 LOCK_GUARD = ".sources.lock.lock"
@@ -40,6 +43,7 @@ def commit_entries(
     import filelock
 
     guard = root / LOCK_GUARD
+    _refuse_odd_guard(root, guard)
     held = filelock.FileLock(guard, timeout=wait)
     try:
         held.acquire()
@@ -49,11 +53,7 @@ def commit_entries(
             "wait for it to finish, then run the command again",
         ) from None
     except OSError as exc:
-        raise ParamdiffError(
-            f"cannot write {root / LOCK_FILE}: cannot create its lock file {guard.name} "
-            f"({exc.strerror or exc})",
-            "make the directory writable",
-        ) from None
+        raise _guard_error(root, guard, exc) from None
     try:
         current = read_lock(root) or Lock()
         _refuse_conflicts(base, current, changes)
@@ -62,6 +62,38 @@ def commit_entries(
         return write_lock(root, merged)
     finally:
         held.release()
+
+
+def _refuse_odd_guard(root: Path, guard: Path) -> None:
+    """The lock file must be an empty regular file paramdiff made (or none yet): a symlink
+    (filelock opens with O_NOFOLLOW: ELOOP) or anything else is named for what it is."""
+    try:
+        mode = guard.lstat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _guard_error(root, guard, exc) from None
+    if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+        kind = "a symlink" if stat.S_ISLNK(mode) else describe_kind(mode)
+        raise ParamdiffError(
+            f"cannot write {root / LOCK_FILE}: its lock file {guard} is {kind}, not a regular file",
+            f"remove {guard.name}; paramdiff fetch creates it again as an empty file",
+        )
+
+
+def _guard_error(root: Path, guard: Path, exc: OSError) -> ParamdiffError:
+    """What went wrong creating or opening the lock file, with the fix for that cause."""
+    what = f"cannot write {root / LOCK_FILE}: cannot open its lock file {guard.name}"
+    if exc.errno == errno.ELOOP:  # a symlink put there after the check above
+        return ParamdiffError(
+            f"{what}: it is a symlink",
+            f"remove {guard.name}; paramdiff fetch creates it again as an empty file",
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return ParamdiffError(f"{what} ({exc.strerror or exc})", "make the directory writable")
+    return ParamdiffError(
+        f"{what} ({exc.strerror or exc})", f"check {guard.parent} and {guard.name} in it"
+    )
 
 
 def _refuse_conflicts(base: Lock, current: Lock, changes: dict[Key, LockEntry]) -> None:

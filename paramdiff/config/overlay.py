@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ..digests import sha256_of
-from ..errors import ConfigError, StaleOverlayError, quote
+from ..errors import ConfigError, StaleOverlayError
 from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import compile_globs
 from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
 from .sources import check_keys
+from .validators import globs, mapping, sequence, text, version
 from .yamlfile import YamlDoc, load_yaml
 
 
@@ -115,10 +116,11 @@ def _number(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> float:
 
 def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     rules = []
-    for i, item in enumerate(raw or []):
+    for i, item in enumerate(sequence(doc, ("select", key), raw)):
         path = ("select", key, i)
         check_keys(doc, path, item, {"reason"}, {"category", "params"})
-        if not str(item.get("reason") or "").strip():
+        reason = text(doc, (*path, "reason"), item["reason"]) if item["reason"] is not None else ""
+        if not reason.strip():
             raise doc.error(path, f"select.{key}[{i}] has no reason", "say why in one line")
         if ("category" in item) == ("params" in item):
             raise doc.error(
@@ -126,12 +128,13 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
                 f"select.{key}[{i}] needs one of category or params",
                 "name a category, or a list of parameter globs",
             )
-        params = item.get("params") or []
         rules.append(
             Rule(
-                reason=" ".join(str(item["reason"]).split()),
-                category=item.get("category"),
-                params=tuple(params if isinstance(params, list) else [params]),
+                reason=" ".join(reason.split()),
+                category=text(doc, (*path, "category"), item["category"])
+                if "category" in item
+                else None,
+                params=globs(doc, (*path, "params"), item["params"]) if "params" in item else (),
                 line=doc.line(path),
             )
         )
@@ -141,22 +144,21 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
 def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay:
     doc = load_yaml(data, file, parsed)
     raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
-    if raw["version"] != 1:
-        raise doc.error(
-            ("version",), f"unsupported version {quote(repr(raw['version']))}", "use version: 1"
-        )
-    select = raw.get("select") or {}
+    version(doc, raw["version"], 1, "use version: 1")
+    select = mapping(doc, ("select",), raw.get("select"))
     check_keys(doc, ("select",), select, set(), {"exclude", "include"})
     sections = []
-    for i, s in enumerate(raw.get("sections") or []):
-        check_keys(doc, ("sections", i), s, {"name", "params"}, set())
-        sections.append(Section(str(s["name"]), tuple(s["params"])))
+    for i, s in enumerate(sequence(doc, ("sections",), raw.get("sections"))):
+        path = ("sections", i)
+        check_keys(doc, path, s, {"name", "params"}, set())
+        params = globs(doc, (*path, "params"), s["params"])
+        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
     deltas = []
     seen: dict[str, int] = {}
-    for i, d in enumerate(raw.get("deltas") or []):
+    for i, d in enumerate(sequence(doc, ("deltas",), raw["deltas"])):
         path = ("deltas", i)
         check_keys(doc, path, d, {"param", "value", "was", "reason"}, {"ref"})
-        name = str(d["param"])
+        name = text(doc, (*path, "param"), d["param"])
         bad = check_name(name)
         if bad:
             raise doc.error((*path, "param"), bad[0], bad[1])
@@ -167,7 +169,9 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
                 "keep one delta per parameter",
             )
         seen[name] = doc.line(path)
-        reason = " ".join(str(d.get("reason") or "").split())
+        reason = " ".join(
+            (text(doc, (*path, "reason"), d["reason"]) if d["reason"] is not None else "").split()
+        )
         if not reason:
             raise doc.error(
                 (*path, "reason"),
@@ -182,14 +186,14 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
                 if d["was"] is None
                 else _number(doc, (*path, "was"), d["was"], f"delta {name} was"),
                 reason=reason,
-                ref=str(d["ref"]) if d.get("ref") else None,
+                ref=text(doc, (*path, "ref"), d["ref"]) if d.get("ref") else None,
                 line=doc.line(path),
             )
         )
     overlay = Overlay(
         file=file,
         sha256=sha256_of(data),
-        base=str(raw["base"]),
+        base=text(doc, ("base",), raw["base"]),
         exclude=_rules(doc, "exclude", select.get("exclude")),
         include=_rules(doc, "include", select.get("include")),
         sections=tuple(sections),

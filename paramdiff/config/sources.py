@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import Category, ScriptParams
+from .validators import flag, globs, mapping, sequence, text, version
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
@@ -26,7 +27,6 @@ ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
 # git check-ref-format, plus our own refusals: no option-looking refs, no whitespace.
 REF_BAD_RE = re.compile(r"(^-)|(\.\.)|([\x00-\x20\x7f~^:?*\[\\])|(@\{)|(^/)|(/$)|(\.lock$)")
-NAME_GLOB_RE = re.compile(r"^[A-Z0-9_*?\[\]!]+$")
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -197,22 +197,8 @@ def check_keys(
     return value
 
 
-def _str(doc: YamlDoc, path: KeyPath, value: Any) -> str:
-    if not isinstance(value, str | int | float) or isinstance(value, bool):
-        raise doc.error(path, f"'{key_name(path)}' must be text", "write a single value")
-    return str(value)
-
-
-def _globs(doc: YamlDoc, path: KeyPath, value: Any) -> tuple[str, ...]:
-    items = value if isinstance(value, list) else [value]
-    for i, item in enumerate(items):
-        if not isinstance(item, str) or not NAME_GLOB_RE.match(item):
-            raise doc.error(
-                (*path, i),
-                f"'{key_name(path)}' entry {quote(repr(item))} is not a parameter name or glob",
-                "use upper-case names with * ? [..] wildcards, e.g. SERVO*_TRIM",
-            )
-    return tuple(items)
+_str = text  # the readers below were written against these names
+_globs = globs
 
 
 def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
@@ -220,25 +206,21 @@ def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
         doc, path, raw, {"repo", "ref", "path"}, {"format", "firmware", "lenient", "transport"}
     )
     fmt = raw.get("format", "auto")
-    if fmt not in FORMATS:
+    if not isinstance(fmt, str) or fmt not in FORMATS:
         raise doc.error(
             (*path, "format"),
-            f"unknown format '{fmt}' for role '{role}'",
+            f"unknown format {quote(repr(fmt))} for role '{role}'",
             f"use one of: {', '.join(FORMATS)}",
         )
     transport = raw.get("transport")
-    if transport is not None and transport not in TRANSPORTS:
+    if transport is not None and (not isinstance(transport, str) or transport not in TRANSPORTS):
         raise doc.error(
             (*path, "transport"),
-            f"unsupported transport '{transport}' for role '{role}' (file://, ssh:// and other "
-            "schemes are refused outside an explicit --mirror)",
+            f"unsupported transport {quote(repr(transport))} for role '{role}' (file://, "
+            "ssh:// and other schemes are refused outside an explicit --mirror)",
             f"use one of: {', '.join(TRANSPORTS)}",
         )
-    lenient = raw.get("lenient", False)
-    if not isinstance(lenient, bool):
-        raise doc.error(
-            (*path, "lenient"), "'lenient' must be true or false", "write true or false"
-        )
+    lenient = flag(doc, (*path, "lenient"), raw.get("lenient", False))
     return SourceSpec(
         role=role,
         repo=check_repo(raw["repo"], doc, (*path, "repo")),
@@ -271,8 +253,10 @@ PROFILE_KEYS = {
 def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
     check_keys(doc, path, raw, {"pins"}, PROFILE_KEYS)
     pins = _pins(doc, (*path, "pins"), raw["pins"])
-    frames = _frames(doc, (*path, "frames"), raw.get("frames") or {}, pins)
-    sitl_frame = raw.get("sitl_frame")
+    frames = _frames(doc, (*path, "frames"), raw.get("frames"), pins)
+    sitl_frame = (
+        _str(doc, (*path, "sitl_frame"), raw["sitl_frame"]) if "sitl_frame" in raw else None
+    )
     if sitl_frame is not None and sitl_frame not in frames:
         raise doc.error(
             (*path, "sitl_frame"), f"sitl_frame '{sitl_frame}' is not in frames", "declare it"
@@ -283,10 +267,12 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
 
     return Profile(
         name=name,
-        description=str(raw.get("description", "")),
+        description=""
+        if raw.get("description") is None
+        else _str(doc, (*path, "description"), raw["description"]),
         default_pin=_default_pin(doc, path, raw, pins),
         pins=pins,
-        joint_roles=_joint_roles(doc, (*path, "joint_roles"), raw.get("joint_roles") or {}),
+        joint_roles=_joint_roles(doc, (*path, "joint_roles"), raw.get("joint_roles")),
         script_params=_script_params(doc, (*path, "script_params"), raw.get("script_params")),
         overlay=optional_path("overlay"),
         derived=optional_path("derived"),
@@ -340,7 +326,7 @@ def _default_pin(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> str:
 
 def _joint_roles(doc: YamlDoc, path: KeyPath, raw: Any) -> dict[str, int]:
     joint_roles: dict[str, int] = {}
-    for joint, func in raw.items():
+    for joint, func in mapping(doc, path, raw).items():
         if not isinstance(func, int) or isinstance(func, bool):
             raise doc.error(
                 (*path, joint),
@@ -353,9 +339,16 @@ def _joint_roles(doc: YamlDoc, path: KeyPath, raw: Any) -> dict[str, int]:
 
 def _script_params(doc: YamlDoc, path: KeyPath, raw: Any) -> tuple[ScriptParams, ...]:
     scripts = []
-    for i, item in enumerate(raw or []):
+    for i, item in enumerate(sequence(doc, path, raw)):
         spath = (*path, i)
         check_keys(doc, spath, item, {"params", "reason"}, set())
+        if not isinstance(item["params"], str):  # one glob per script entry
+            raise doc.error(
+                (*spath, "params"),
+                f"'{key_name((*spath, 'params'))}' must be one name glob, not "
+                f"{quote(repr(item['params']))}",
+                "write one glob, e.g. NL_*, and one entry per script",
+            )
         _globs(doc, (*spath, "params"), item["params"])
         scripts.append(ScriptParams(item["params"], _str(doc, (*spath, "reason"), item["reason"])))
     return tuple(scripts)
@@ -364,7 +357,7 @@ def _script_params(doc: YamlDoc, path: KeyPath, raw: Any) -> tuple[ScriptParams,
 def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tuple[str, ...]]:
     """sim_vehicle.py frames: each lists the roles it loads, in order, in every pin."""
     frames: dict[str, tuple[str, ...]] = {}
-    for frame, roles in raw.items():
+    for frame, roles in mapping(doc, path, raw).items():
         fpath = (*path, frame)
         if not isinstance(roles, list) or not all(isinstance(r, str) for r in roles):
             raise doc.error(fpath, f"frame '{frame}' must list roles", "e.g. [rover_parm, ...]")
@@ -382,7 +375,7 @@ def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tupl
 
 def _target_models(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[str, ...]:
     """Models `check` requires to match: sdf roles of every pin, or paths in this repo."""
-    targets = raw.get("target_models") or []
+    targets = sequence(doc, path, raw.get("target_models"))
     for i, t in enumerate(targets):
         tpath = (*path, i)
         if isinstance(t, str) and ROLE_RE.match(t):
@@ -411,25 +404,29 @@ def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:
         name=_str(doc, (*path, "name"), raw["name"]),
         rule=_str(doc, (*path, "rule"), raw["rule"]),
         params=_globs(doc, (*path, "params"), raw["params"]) if "params" in raw else (),
-        calibration_list=bool(raw.get("calibration_list", False)),
-        metadata_flags=tuple(raw.get("metadata_flags") or ()),
-        script_defined=bool(raw.get("script_defined", False)),
+        calibration_list=flag(doc, (*path, "calibration_list"), raw.get("calibration_list", False)),
+        metadata_flags=tuple(
+            _str(doc, (*path, "metadata_flags", i), f)
+            for i, f in enumerate(
+                sequence(doc, (*path, "metadata_flags"), raw.get("metadata_flags"))
+            )
+        ),
+        script_defined=flag(doc, (*path, "script_defined"), raw.get("script_defined", False)),
     )
 
 
 def parse_config(data: bytes, file: str, root: Path, parsed: Path | None = None) -> Config:
     doc = load_yaml(data, file, parsed)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
-    if raw["version"] != 1:
-        raise doc.error(
-            ("version",), f"unsupported version {quote(repr(raw['version']))}", "use version: 1"
-        )
+    version(doc, raw["version"], 1, "use version: 1")
     categories = tuple(
-        _category(doc, ("categories", i), c) for i, c in enumerate(raw.get("categories") or [])
+        _category(doc, ("categories", i), c)
+        for i, c in enumerate(sequence(doc, ("categories",), raw.get("categories")))
     )
     profiles_raw = raw["profiles"]
     if not isinstance(profiles_raw, dict) or not profiles_raw:
         raise doc.error(("profiles",), "'profiles' must name at least one profile", "add one")
+    mapping(doc, ("profiles",), profiles_raw)  # profile names are strings
     profiles = {
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()

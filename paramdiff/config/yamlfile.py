@@ -16,6 +16,11 @@ if TYPE_CHECKING:  # PyYAML is imported only when a document is parsed (not foun
 
 KeyPath = tuple[str | int, ...]
 YAML_KIND = "yaml"
+# Lists and mappings nested deeper than this are refused on the event stream: paramdiff's
+# deepest file (sources.lock: profiles/pin/role/includes/item/key) nests 6, and the loaders
+# (composer, constructor, our line index) recurse once per level, so ~1000 levels were a
+# RecursionError (exit 3) instead of an input error.
+MAX_DEPTH = 64
 
 
 @cache
@@ -86,9 +91,12 @@ def _cached_doc(parsed: Path, digest: str, file: str) -> YamlDoc | None:
     try:
         data, where = json.loads(lines[0])
         doc = YamlDoc(file, data, {tuple(path): int(line) for path, line in where})
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # damaged or forged: rebuilt
         return None
-    return doc if _json_exact(data) else None
+    try:
+        return doc if _json_exact(data) else None
+    except RecursionError:
+        return None
 
 
 def _keep_doc(parsed: Path, digest: str, doc: YamlDoc) -> None:
@@ -122,6 +130,16 @@ def _parse(data: bytes, file: str) -> YamlDoc:
     try:
         _refuse_aliases(text, file)  # before anything builds or walks the document
         node, value = _compose_and_construct(text)
+        doc = YamlDoc(file=file, data=value)
+        if node is not None:
+            _index(node, (), doc)
+    except RecursionError:  # a backstop: MAX_DEPTH refuses deep documents before this
+        raise ConfigError(
+            "YAML nested too deeply to read",
+            f"flatten the file (paramdiff's files nest a few levels, at most {MAX_DEPTH})",
+            file=file,
+            line=1,
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -129,9 +147,6 @@ def _parse(data: bytes, file: str) -> YamlDoc:
         raise ConfigError(
             f"not valid YAML: {problem}", "fix the YAML syntax on that line", file=file, line=line
         ) from None
-    doc = YamlDoc(file=file, data=value)
-    if node is not None:
-        _index(node, (), doc)
     return doc
 
 
@@ -149,10 +164,23 @@ def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
 def _refuse_aliases(text: str, file: str) -> None:
     """Anchors and aliases are refused: none of paramdiff's files needs one, and an alias is
     how a few lines of YAML become gigabytes (nested aliases) or a cycle (``x: &r [*r]``).
-    Checked on the event stream, which is linear in the text and never expands an alias."""
+    Checked on the event stream, which is linear in the text and never expands an alias; so is
+    the nesting depth (MAX_DEPTH), before anything recurses over the document."""
     import yaml
 
+    depth = 0
     for event in yaml.parse(text, Loader=safe_loader()):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ConfigError(
+                    f"lists or mappings nested more than {MAX_DEPTH} deep",
+                    "flatten the file; paramdiff's files nest a few levels",
+                    file=file,
+                    line=event.start_mark.line + 1 if event.start_mark is not None else 1,
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
         anchor = getattr(event, "anchor", None)
         if anchor is None:
             continue

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, quote
+from ..model.values import NUMBER_RE
 from .local import read_local
 from .sdf import _line, _local, _parse_xml
 
@@ -113,14 +114,14 @@ Resolver = Callable[[str, str, int], tuple[str, bytes]]
 
 
 def _numbers(elem: Any, file: str, count: int, what: str) -> list[float]:
+    """``count`` numbers in ArduPilot's ASCII grammar (values.NUMBER_RE, as every other number
+    paramdiff reads): ``float()`` alone would take Arabic-Indic or full-width digits."""
     text = (elem.text or "").split()
-    try:
-        values = [float(t) for t in text]
-    except ValueError:
-        values = []
-    if len(values) != count or not all(math.isfinite(v) for v in values):
+    values = [float(t) for t in text if NUMBER_RE.match(t)]
+    if len(text) != count or len(values) != count or not all(math.isfinite(v) for v in values):
         raise InputError(
-            f"<{what}> '{(elem.text or '').strip()}' is not {count} finite numbers",
+            f"<{what}> '{quote((elem.text or '').strip())}' is not {count} finite numbers "
+            "(ASCII digits 0-9)",
             f"write {count} numbers separated by spaces",
             file=file,
             line=_line(elem),
@@ -158,14 +159,36 @@ def _quat(x: float, y: float, z: float, w: float) -> Mat:
 
 
 def _model_name(uri: str, file: str, line: int) -> str:
-    if not uri.startswith(MODEL_URI) or not uri[len(MODEL_URI) :].strip("/"):
+    """NAME of ``model://NAME``: one plain folder name, so the model it names can only be a
+    folder of the directory it is searched in (never ``..``, a sub-path or an absolute path)."""
+    if not uri.startswith(MODEL_URI):
         raise InputError(
-            f"<include> uri '{uri}' is not model://NAME",
+            f"<include> uri '{quote(uri)}' is not model://NAME",
             "include models by model://NAME (Fuel and file URIs are not resolved)",
             file=file or None,
             line=line,
         )
-    return uri[len(MODEL_URI) :].strip("/").split("/", 1)[0]
+    name = uri[len(MODEL_URI) :].rstrip("/")
+    check_model_name(name, file, line)
+    return name
+
+
+def check_model_name(name: str, file: str, line: int) -> None:
+    """Refuse a model NAME that is not one plain folder name."""
+    if (
+        name in ("", ".", "..")
+        or any(c in name for c in "/\\:")
+        or not name.isprintable()
+        or name.startswith("~")
+    ):
+        raise InputError(
+            f"<include> model://{quote(name)} does not name a model folder (NAME must be one "
+            "folder name: no /, \\, .., drive or absolute path)",
+            "include the model by its folder name, model://NAME, and put that folder beside "
+            "the model's folder or in GZ_SIM_RESOURCE_PATH",
+            file=file or None,
+            line=line,
+        )
 
 
 def repo_include_paths(path: str, data: bytes) -> list[str]:
@@ -186,6 +209,7 @@ def repo_resolver(top_path: str, files: dict[str, bytes]) -> Resolver:
     """model://NAME inside a pinned repository, from the bytes fetched (and locked) with it."""
 
     def resolve(name: str, parent: str, line: int) -> tuple[str, bytes]:
+        check_model_name(name, parent, line)
         path = posixpath.join(posixpath.dirname(posixpath.dirname(parent)), name, "model.sdf")
         if path not in files:
             raise InputError(
@@ -202,20 +226,24 @@ def repo_resolver(top_path: str, files: dict[str, bytes]) -> Resolver:
 
 def local_resolver(env: dict[str, str] | None = None) -> Resolver:
     """model://NAME for a model on disk: a sibling folder of the model's folder, then each
-    folder of GZ_SIM_RESOURCE_PATH (as Gazebo looks it up)."""
+    folder of GZ_SIM_RESOURCE_PATH (as Gazebo looks it up). The model.sdf found must stay
+    inside the folder it was searched in once symlinks are resolved: a model folder that is a
+    link out of it is refused, not merged."""
     environ = os.environ if env is None else env
 
     def resolve(name: str, parent: str, line: int) -> tuple[str, bytes]:
-        candidates = [Path(parent).parent.parent / name / "model.sdf"]
-        for folder in environ.get("GZ_SIM_RESOURCE_PATH", "").split(os.pathsep):
-            if folder:
-                candidates.append(Path(folder) / name / "model.sdf")
-        for c in candidates:
-            if c.is_file():
-                return c.as_posix(), read_local(c)
+        check_model_name(name, parent, line)
+        folders = [Path(parent).parent.parent]
+        for entry in environ.get("GZ_SIM_RESOURCE_PATH", "").split(os.pathsep):
+            if entry:
+                folders.append(Path(entry))
+        for folder in folders:
+            candidate = folder / name / "model.sdf"
+            if candidate.is_file():
+                return candidate.as_posix(), read_local(_inside(candidate, folder, parent, line))
         raise InputError(
             f"<include> model://{name} not found (looked in "
-            + ", ".join(c.as_posix() for c in candidates)
+            + ", ".join((f / name / "model.sdf").as_posix() for f in folders)
             + ")",
             f"put {name}/model.sdf beside the model's folder or add its parent folder to "
             "GZ_SIM_RESOURCE_PATH",
@@ -224,6 +252,20 @@ def local_resolver(env: dict[str, str] | None = None) -> Resolver:
         )
 
     return resolve
+
+
+def _inside(candidate: Path, folder: Path, parent: str, line: int) -> Path:
+    """``candidate`` with its symlinks resolved, refused when that leaves ``folder``."""
+    real = candidate.resolve()
+    if not real.is_relative_to(folder.resolve()):
+        raise InputError(
+            f"<include> {candidate.as_posix()} leads outside {folder.as_posix()} "
+            f"(to {real.as_posix()})",
+            "replace the link with the model folder itself, inside the folder it is looked up in",
+            file=parent,
+            line=line,
+        )
+    return real
 
 
 # sdformat merges every <include> it meets, so a model that includes the next one twice, 25
