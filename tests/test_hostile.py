@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import CORPUS_DIR, OVERLAY_YAML, SOURCES_YAML, location_args
+from helpers import CORPUS_DIR, OVERLAY_YAML, SOURCES_YAML, location_args, tree_bytes
 
 from paramdiff.cli import ParamdiffGroup, main
 from paramdiff.files import INPUT_LIMIT, TEXT_LIMIT, read_regular, write_atomic
@@ -734,3 +734,33 @@ def test_a_file_of_endless_repeats_is_refused(tmp_path: Path) -> None:
     assert result.output.startswith(
         f"Error: {repeats}:{MAX_WARNINGS + 2}: more than {MAX_WARNINGS} bad or repeated lines"
     )
+
+
+@pytest.mark.parametrize(
+    "target", ["sources.yaml", "overlays/boat.yaml", ".github/workflows/ci.yml", "derived/"]
+)
+def test_a_profile_output_cannot_name_a_project_input(
+    project: Path, tmp_path: Path, target: str
+) -> None:
+    """Before: derived: sources.yaml (or the overlay, a workflow) made derive overwrite it."""
+    yaml = project / "sources.yaml"
+    yaml.write_text(
+        yaml.read_text().replace("derived: derived/boat_sitl.params", f"derived: {target}")
+    )
+    before = tree_bytes(project)
+    result = run("derive", *location_args(project, tmp_path / "c", tmp_path / "mirror"))
+    assert result.exit_code == 2
+    assert f"'profiles.boat.derived' names {target!r}, a file paramdiff reads" in result.output
+    assert tree_bytes(project) == before
+
+
+def test_a_locked_size_past_any_file_is_an_input_error(derived: tuple[Path, list[str]]) -> None:
+    """Before: size 99999999999999999999 overflowed the read bound: exit 3."""
+    root, loc = derived
+    lock = root / "sources.lock"
+    text = lock.read_text()
+    size_line = next(ln for ln in text.splitlines() if ln.strip().startswith("size:"))
+    lock.write_text(text.replace(size_line, size_line.split(":")[0] + ": 99999999999999999999", 1))
+    result = run("check", *loc)
+    assert result.exit_code == 2, result.output
+    assert "is not a byte count" in result.output

@@ -91,7 +91,8 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
         return value
 
     def size(value: Any, p: tuple[Any, ...]) -> int:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        # Bounded: a locked size becomes a read bound, and 2**63 overflowed the read (exit 3).
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 2**40:
             raise doc.error(
                 p, f"size {quote(repr(value))} is not a byte count", "restore the lock from git"
             )

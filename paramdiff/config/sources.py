@@ -265,6 +265,11 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
     def optional_path(key: str) -> str | None:
         return check_relpath(raw[key], doc, (*path, key)) if key in raw else None
 
+    overlay = optional_path("overlay")
+    for key in ("derived", "report"):
+        if key in raw:
+            _check_output_path(doc, (*path, key), optional_path(key) or "", overlay)
+
     return Profile(
         name=name,
         description=""
@@ -274,7 +279,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         pins=pins,
         joint_roles=_joint_roles(doc, (*path, "joint_roles"), raw.get("joint_roles")),
         script_params=_script_params(doc, (*path, "script_params"), raw.get("script_params")),
-        overlay=optional_path("overlay"),
+        overlay=overlay,
         derived=optional_path("derived"),
         report=optional_path("report"),
         target_models=_target_models(doc, (*path, "target_models"), raw, pins),
@@ -288,6 +293,20 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
 
 
 Pins = dict[str, dict[str, SourceSpec]]
+PROJECT_INPUTS = (SOURCES_FILE, "sources.lock", ".sources.lock.lock")
+
+
+def _check_output_path(doc: YamlDoc, path: KeyPath, value: str, overlay: str | None) -> None:
+    """A file paramdiff writes must not be one the project reads or keeps elsewhere: derive
+    would overwrite sources.yaml, the overlay, a workflow or a git hook with parameter text."""
+    pure = PurePosixPath(value.replace("{pin}", "x"))
+    reserved = (*PROJECT_INPUTS, overlay or "")
+    if str(pure) in reserved or value.endswith("/") or pure.parts[0] in (".git", ".github"):
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' names {value!r}, a file paramdiff reads or must not write",
+            "point it at a file of its own, e.g. derived/<vehicle>_sitl.params",
+        )
 
 
 def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:

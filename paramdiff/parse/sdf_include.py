@@ -118,10 +118,11 @@ def _numbers(elem: Any, file: str, count: int, what: str) -> list[float]:
     paramdiff reads): ``float()`` alone would take Arabic-Indic or full-width digits."""
     text = (elem.text or "").split()
     values = [float(t) for t in text if NUMBER_RE.match(t)]
-    if len(text) != count or len(values) != count or not all(math.isfinite(v) for v in values):
+    # A model is metres and radians: 1e9 is already absurd, and 1e308 overflowed the geometry.
+    if len(text) != count or len(values) != count or not all(abs(v) <= 1e9 for v in values):
         raise InputError(
-            f"<{what}> '{quote((elem.text or '').strip())}' is not {count} finite numbers "
-            "(ASCII digits 0-9)",
+            f"<{what}> '{quote((elem.text or '').strip())}' is not {count} numbers "
+            "(ASCII digits 0-9, each within ±1e9)",
             f"write {count} numbers separated by spaces",
             file=file,
             line=_line(elem),

@@ -7,6 +7,7 @@ network and a corrupted entry is detected (and ignored) by re-hashing.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from ..digests import sha256_of
@@ -59,10 +60,10 @@ class Cache:
 
 
 def _clear(path: Path) -> None:
-    """Remove a non-regular file (or a symlink) where a cache entry goes; a directory only if
-    empty (a non-empty one makes the write fail with a clear error)."""
+    """Remove whatever non-regular thing (a symlink, a FIFO, a directory) sits where a cache
+    entry goes."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         if path.is_dir() and not path.is_symlink():
-            path.rmdir()
+            shutil.rmtree(path)  # inside our own cache directory: whatever was planted there
         else:
             path.unlink()
