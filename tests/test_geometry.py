@@ -270,8 +270,8 @@ def test_sdf_numbers_are_ascii_like_every_other_number(
     count = 6 if elem == "pose" else 3
     line = 2 if elem == "pose" else 4
     assert str(err.value) == (
-        f"{model.as_posix()}:{line}: <{elem}> '{text}' is not {count} finite numbers (ASCII "
-        f"digits 0-9) — write {count} numbers separated by spaces"
+        f"{model.as_posix()}:{line}: <{elem}> '{text}' is not {count} numbers (ASCII "
+        f"digits 0-9, each within ±1e9) — write {count} numbers separated by spaces"
     )
 
 
@@ -697,3 +697,15 @@ def test_svg_outline_has_a_bow_ahead_of_the_origin_and_labels_the_expected(
     quad_svg = "\n".join(render_svg("quad", quad_result.geometry))
     assert ">CW, expected CCW</text>" in quad_svg
     assert quad_svg.count("expected") == 1
+
+
+def test_sdf_numbers_past_any_model_are_refused(tmp_path: Path) -> None:
+    """Before: <xyz>0 0 1e308</xyz> overflowed the geometry: exit 3."""
+    model = write(
+        tmp_path / "m/model.sdf",
+        '<sdf version="1.9"><model name="m">\n<link name="a"/>\n'
+        '<joint name="j" type="revolute"><parent>a</parent><child>a</child>\n'
+        "<axis><xyz>0 0 1e308</xyz></axis></joint></model></sdf>",
+    )
+    with pytest.raises(InputError, match="each within"):
+        load_model(model.read_bytes(), model.as_posix(), local_resolver({}))
