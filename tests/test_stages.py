@@ -3,6 +3,8 @@ and its rendering, the SITL layer stack, validation, the channel rules, report s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from paramdiff.config.overlay import parse_overlay
@@ -311,3 +313,29 @@ def test_param_rows_keep_their_provenance() -> None:
     assert (p.file, p.line, p.comment) == ("a.params", 2, "why")
     assert isinstance(ParamFile(file="f", format="params").params, dict)
     assert Param("X", 1.0, "1", "f", 1).origin.line == 1
+
+
+def test_history_shows_upstream_subjects_without_control_characters(tmp_path: Path) -> None:
+    """Before: a commit subject with an OSC title sequence reached the terminal raw, and CR/LF
+    broke the table."""
+    from helpers import build_mirror
+
+    from paramdiff.config.sources import SourceSpec
+    from paramdiff.stages.history import value_history
+    from paramdiff.upstream.transports import MirrorTransport
+
+    sha = "ab" * 20
+    subject = "\x1b]0;pwned\x07 fix\r\nlights"
+    build_mirror(
+        tmp_path,
+        {
+            "acme/p": {
+                "branches": {"main": sha},
+                "commits": [{"sha": sha, "parents": [], "date": "2026-01-01", "subject": subject}],
+                "files": {sha: {"x.params": b"WP_RADIUS 2\n"}},
+            }
+        },
+    )
+    spec = SourceSpec("hardware", "acme/p", "main", "x.params", "params", line=1)
+    rows = value_history(MirrorTransport(str(tmp_path)), spec, [], "WP_*")
+    assert rows == [[sha[:12], "2026-01-01", " ]0;pwned  fix  lights", "WP_RADIUS=2"]]

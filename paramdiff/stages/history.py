@@ -99,7 +99,8 @@ def value_history(
         last = read
         names = sorted(n for n in params if fnmatch.fnmatchcase(n, pattern.upper()))
         values = ", ".join(f"{n}={format_value(params[n].value)}" for n in names) or "(not set)"
-        rows.append([sha[:12], commit["date"][:10], commit["subject"][:60], values])
+        subject = _printable(str(commit["subject"]))[:60]
+        rows.append([sha[:12], _printable(str(commit["date"]))[:10], subject, values])
     if all(row[-1] == "(not set)" for row in rows):
         raise UsageError(
             f"no parameter matches '{pattern}' in {spec.role} ({spec.path}) at any of the "
@@ -123,3 +124,9 @@ def _no_history(source: Any, spec: SourceSpec) -> UsageError:
         f"git log of {spec.repo} at {spec.ref} lists no commit that changed {spec.path}",
         "check the role's repo, ref and path in sources.yaml",
     )
+
+
+def _printable(text: str) -> str:
+    """Upstream's words shown on a terminal: control characters (an OSC title sequence, CR/LF
+    that would break the table) become spaces."""
+    return "".join(" " if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in text)
