@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from paramdiff.render.texttable import markdown_table, table
+from paramdiff.render.texttable import markdown_cell, markdown_table, table
 
 # GitHub's PR comment limit is 65,536 characters; leave room for a header and a link.
 REPORT_HEAD_LIMIT = 60_000
@@ -47,3 +47,16 @@ def test_committed_report_head_fits_a_pull_request_comment(report: Path) -> None
     separators = [ln for ln in rows if ln.startswith("|-")]
     assert separators and all(set(ln.split("|")[1:-1]) == {"---"} for ln in separators)
     assert not [ln for ln in rows if re.search(r"[^\s|]  +\|", ln)]  # no cell padded with blanks
+
+
+def test_a_cell_cannot_open_html_but_code_keeps_its_brackets() -> None:
+    """GitHub drops what looks like an HTML tag (a `sitl_models (<include>)` cell lost its
+    word), and an overlay reason must not open <details> or fake the review's comment marker."""
+    assert markdown_cell("sitl_models (<include>)") == "sitl_models (&lt;include>)"
+    assert markdown_cell("x </details><!-- paramdiff-review -->") == (
+        "x &lt;/details>&lt;!-- paramdiff-review -->"
+    )
+    assert markdown_cell("set `<offset>-0.5</offset>` in <control>") == (
+        "set `<offset>-0.5</offset>` in &lt;control>"
+    )
+    assert markdown_cell("odd ` tick <b>") == "odd ` tick &lt;b>"

@@ -26,8 +26,14 @@ def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
 
 def markdown_cell(text: str) -> str:
     """A cell (or any inline text) that cannot split a table row: ``|`` escaped, CR/LF blanked,
-    no blanks at either end (metadata display names sometimes end in one)."""
-    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+    no blanks at either end (metadata display names sometimes end in one), and ``<`` outside
+    code spans written as ``&lt;``: GitHub drops what looks like an HTML tag (``<include>``
+    vanished), and an overlay's reason must not open ``<details>`` or hide a comment marker."""
+    flat = str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+    parts = flat.split("`")
+    if len(parts) % 2 == 0:  # an unmatched backtick: no code span to keep
+        return flat.replace("<", "&lt;")
+    return "`".join(p if i % 2 else p.replace("<", "&lt;") for i, p in enumerate(parts))
 
 
 def markdown_table(
