@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .errors import ParamdiffError, internal_error_line
+from .errors import INTERNAL_ERROR_EXIT, ParamdiffError, internal_error_line
 
 if TYPE_CHECKING:
     from .project import Options, PinContext
 
 TABLE_FORMATS = ("text", "markdown", "csv", "json")
-BUG_EXIT = 3
 
 
 class ParamdiffGroup(click.Group):
@@ -50,7 +49,7 @@ class ParamdiffGroup(click.Group):
             raise
         except Exception as exc:  # a bug: never exit 1, which means "drift found"
             click.echo(internal_error_line(exc), err=True)
-            sys.exit(BUG_EXIT)
+            sys.exit(INTERNAL_ERROR_EXIT)
 
 
 def _silence_stdout() -> None:

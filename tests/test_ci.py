@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, location_args
+from helpers import ROOT
 
 from paramdiff.cli import main
 from paramdiff.render.github import annotation, escape_data, escape_property
@@ -54,11 +54,9 @@ def test_escaping_follows_the_workflow_command_rules() -> None:
 
 
 def test_check_annotates_a_stale_overlay_delta_at_its_line(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    derived: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
-    for cmd in ("fetch", "derive", "report"):
-        assert CliRunner().invoke(main, [cmd, *loc]).exit_code == 0
+    project, loc = derived
     overlay = project / "overlays" / "boat.yaml"
     overlay.write_text(overlay.read_text().replace("was: 1510", "was: 1520"))
     line = 1 + overlay.read_text().splitlines().index("  - param: SERVO1_TRIM")
@@ -76,11 +74,9 @@ def test_check_annotates_a_stale_overlay_delta_at_its_line(
 
 
 def test_check_annotates_a_hand_edited_derived_file_at_the_first_changed_line(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    derived: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
-    for cmd in ("fetch", "derive", "report"):
-        assert CliRunner().invoke(main, [cmd, *loc]).exit_code == 0
+    project, loc = derived
     derived = project / "derived" / "boat_sitl.params"
     lines = derived.read_text().splitlines()
     i = next(n for n, ln in enumerate(lines) if ln.startswith("WP_RADIUS"))

@@ -416,15 +416,20 @@ def test_git_transport_resolves_and_reads_blobs(tmp_path: Path) -> None:
         transport.resolve("acme/params", "nope")
 
 
-def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
-    _, first, second = make_repo(tmp_path / "repos" / "acme" / "params.git")
-    root = tmp_path / "p"
+def one_role_project(root: Path, repo: str, path: str, fmt: str = "params") -> Path:
+    """A project whose one pin has one role, fetched with the git transport."""
     root.mkdir()
     (root / "sources.yaml").write_text(
-        "version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
-        "          repo: acme/params\n          ref: master\n          path: boats/hw.params\n"
-        "          transport: git\n"
+        f"version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
+        f"          repo: {repo}\n          ref: master\n          path: {path}\n"
+        f"          format: {fmt}\n          transport: git\n"
     )
+    return root
+
+
+def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
+    _, first, second = make_repo(tmp_path / "repos" / "acme" / "params.git")
+    root = one_role_project(tmp_path / "p", "acme/params", "boats/hw.params")
     result = run(["fetch", "--git-base", (tmp_path / "repos").as_uri()], root, tmp_path / "c")
     assert result.exit_code == 0, result.output
     assert f"commit: {second}" in (root / "sources.lock").read_text()
@@ -442,13 +447,7 @@ def test_fetch_over_git_transport_end_to_end(tmp_path: Path) -> None:
 
 def test_git_blob_larger_than_the_locked_size_is_not_read(tmp_path: Path) -> None:
     make_repo(tmp_path / "repos" / "acme" / "params.git")
-    root = tmp_path / "p"
-    root.mkdir()
-    (root / "sources.yaml").write_text(
-        "version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
-        "          repo: acme/params\n          ref: master\n          path: boats/hw.params\n"
-        "          transport: git\n"
-    )
+    root = one_role_project(tmp_path / "p", "acme/params", "boats/hw.params")
     base = ["--git-base", (tmp_path / "repos").as_uri()]
     assert run(["fetch", *base], root, tmp_path / "c").exit_code == 0
     lock = root / "sources.lock"
@@ -500,13 +499,7 @@ def test_history_over_git_follows_included_files(tmp_path: Path) -> None:
     (path / "v" / "base.params").write_text("SERVO14_FUNCTION: 59,\n")
     repo.index.add(["v/heavy.params", "v/base.params"])
     first = repo.index.commit("add sub").hexsha
-    root = tmp_path / "p"
-    root.mkdir()
-    (root / "sources.yaml").write_text(
-        "version: 1\nprofiles:\n  rov:\n    pins:\n      '1':\n        hardware:\n"
-        "          repo: acme/sub\n          ref: master\n          path: v/heavy.params\n"
-        "          format: blueos\n          transport: git\n"
-    )
+    root = one_role_project(tmp_path / "p", "acme/sub", "v/heavy.params", "blueos")
     base = ["--git-base", (tmp_path / "repos").as_uri()]
     assert run(["fetch", *base], root, tmp_path / "c").exit_code == 0
     assert "path: v/base.params" in (root / "sources.lock").read_text()

@@ -27,16 +27,6 @@ def run(*args: str) -> object:
 
 
 @pytest.fixture
-def derived(project: Path, tmp_path: Path) -> tuple[Path, list[str]]:
-    """The small project, fetched, with its derived file and report written."""
-    loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
-    for command in ("fetch", "derive", "report"):
-        result = run(command, *loc)
-        assert result.exit_code == 0, result.output
-    return project, loc
-
-
-@pytest.fixture
 def umask_027() -> Iterator[None]:
     old = os.umask(0o027)
     try:

@@ -25,6 +25,7 @@ from helpers import (
     ROOT,
     SOURCES_YAML,
     build_mirror,
+    location_args,
     small_upstream,
     tree_bytes,
 )
@@ -363,14 +364,7 @@ def test_multi_target_fetch_writes_every_target_or_none(tmp_path: Path) -> None:
     root = tmp_path / "p"
     root.mkdir()
     build_mirror(tmp_path / "m", small_upstream())
-    where = [
-        "--root",
-        str(root),
-        "--cache-dir",
-        str(tmp_path / "c"),
-        "--mirror",
-        str(tmp_path / "m"),
-    ]
+    where = location_args(root, tmp_path / "c", tmp_path / "m")
     (root / "sources.yaml").write_text(TWO_PROFILES % "missing.params")
     code, out = cli("fetch", *where)
     assert code == 2 and "boats/missing.params does not exist" in out
@@ -404,14 +398,7 @@ def _fill_and_fetch(disk: Path, tmp_path: Path) -> None:
     upstream = small_upstream()
     upstream["acme/params"]["branches"] = {"master": C1}
     build_mirror(tmp_path / "m", upstream)
-    where = [
-        "--root",
-        str(root),
-        "--cache-dir",
-        str(tmp_path / "c"),
-        "--mirror",
-        str(tmp_path / "m"),
-    ]
+    where = location_args(root, tmp_path / "c", tmp_path / "m")
     many_roles = "".join(
         f"        r{i:02}: {{repo: acme/params, ref: master, path: boats/hw.params}}\n"
         for i in range(16)

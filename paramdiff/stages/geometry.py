@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from .layers import SitlRun
 
 THROTTLE_LEFT, THROTTLE_RIGHT = 73, 74
-MOTOR1 = 33  # SERVOn_FUNCTION of Motor1; MotorN is 32 + N (N <= 8), then 82 + N (N >= 9)
 CCW, CW = 1, -1  # AP_MOTORS_MATRIX_YAW_FACTOR_CCW / _CW (AP_MotorsMatrix.h)
 GAZEBO = "Gazebo model frame: x forward, y left, z up"
 FRD = "ArduPilot body frame FRD: x forward, y right, z down"
