@@ -10,8 +10,8 @@ from typing import Any
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
-from .sources import SourceSpec, check_keys, check_ref, check_relpath, check_repo
-from .validators import mapping, sequence, text
+from .sources import SourceSpec
+from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"

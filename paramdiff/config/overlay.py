@@ -21,8 +21,7 @@ from ..model.categories import compile_globs
 from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
-from .sources import check_keys
-from .validators import globs, mapping, sequence, text, version
+from .validators import check_keys, globs, mapping, sequence, text, version
 from .yamlfile import YamlDoc, load_yaml
 
 

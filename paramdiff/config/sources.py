@@ -14,7 +14,18 @@ from typing import Any
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import Category, ScriptParams
-from .validators import flag, globs, mapping, sequence, text, version
+from .validators import (
+    check_keys,
+    check_ref,
+    check_relpath,
+    check_repo,
+    flag,
+    globs,
+    mapping,
+    sequence,
+    text,
+    version,
+)
 from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
@@ -24,10 +35,6 @@ FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
 TRANSPORTS = ("https", "git", "mirror")
 
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
-REPO_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
-# git check-ref-format, plus our own refusals: no option-looking refs, no whitespace.
-REF_BAD_RE = re.compile(r"(^-)|(\.\.)|([\x00-\x20\x7f~^:?*\[\\])|(@\{)|(^/)|(/$)|(\.lock$)")
-CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -119,88 +126,6 @@ class Config:
         return targets
 
 
-# --------------------------------------------------------------------------- validation
-
-
-def check_relpath(value: Any, doc: YamlDoc, path: KeyPath) -> str:
-    """A repository-relative POSIX path: no absolute paths, no '..', no control characters."""
-    if not isinstance(value, str) or not value.strip():
-        raise doc.error(
-            path, f"'{key_name(path)}' must be a non-empty path", "write a relative path"
-        )
-    if CONTROL_RE.search(value) or "\\" in value:
-        raise doc.error(
-            path,
-            f"'{key_name(path)}' contains a control character or backslash",
-            "use a plain POSIX path",
-        )
-    pure = PurePosixPath(value)
-    if pure.is_absolute() or re.match(r"^[A-Za-z]:", value):
-        raise doc.error(
-            path, f"'{key_name(path)}' is an absolute path: {value}", "make it relative"
-        )
-    if ".." in pure.parts:
-        raise doc.error(
-            path,
-            f"'{key_name(path)}' contains '..': {value}",
-            "name the file by its path inside the repository, without '..'",
-        )
-    return value
-
-
-def check_repo(value: Any, doc: YamlDoc, path: KeyPath) -> str:
-    if not isinstance(value, str) or not REPO_RE.match(value) or ".." in value:
-        raise doc.error(
-            path,
-            f"'{key_name(path)}' is not an owner/name repository: {quote(repr(value))}",
-            "write it as owner/name, e.g. ArduPilot/SITL_Models (no spaces, not starting with '-')",
-        )
-    return value
-
-
-def check_ref(value: Any, doc: YamlDoc, path: KeyPath) -> str:
-    if not isinstance(value, str) or not value or REF_BAD_RE.search(value):
-        raise doc.error(
-            path,
-            f"'{key_name(path)}' is not a safe git ref: {quote(repr(value))}",
-            "use a branch, tag or 40-hex commit that does not start with '-' "
-            "and has no whitespace or control characters",
-        )
-    return value
-
-
-def check_keys(
-    doc: YamlDoc, path: KeyPath, value: Any, required: set[str], optional: set[str]
-) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise doc.error(path, f"'{key_name(path)}' must be a mapping", "indent its keys under it")
-    for key in value:
-        if not isinstance(key, str):
-            raise doc.error(
-                (*path, key),
-                f"key {key!r} under '{key_name(path)}' is not a string",
-                f"quote it: '{key}'",
-            )
-        if key not in required | optional:
-            raise doc.error(
-                (*path, key),
-                f"unknown key '{key_name((*path, key))}'",
-                f"remove it or use one of: {', '.join(sorted(required | optional))}",
-            )
-    for key in sorted(required):
-        if key not in value:
-            raise doc.error(
-                path,
-                f"'{key_name(path)}' is missing '{key}'",
-                f"add '{key}:' under '{key_name(path)}'",
-            )
-    return value
-
-
-_str = text  # the readers below were written against these names
-_globs = globs
-
-
 def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
     check_keys(
         doc, path, raw, {"repo", "ref", "path"}, {"format", "firmware", "lenient", "transport"}
@@ -224,11 +149,11 @@ def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
     return SourceSpec(
         role=role,
         repo=check_repo(raw["repo"], doc, (*path, "repo")),
-        ref=check_ref(_str(doc, (*path, "ref"), raw["ref"]), doc, (*path, "ref")),
+        ref=check_ref(text(doc, (*path, "ref"), raw["ref"]), doc, (*path, "ref")),
         path=check_relpath(raw["path"], doc, (*path, "path")),
         format=fmt,
         line=doc.line(path),
-        firmware=_str(doc, (*path, "firmware"), raw["firmware"]) if "firmware" in raw else None,
+        firmware=text(doc, (*path, "firmware"), raw["firmware"]) if "firmware" in raw else None,
         lenient=lenient,
         transport=transport,
     )
@@ -255,7 +180,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
     pins = _pins(doc, (*path, "pins"), raw["pins"])
     frames = _frames(doc, (*path, "frames"), raw.get("frames"), pins)
     sitl_frame = (
-        _str(doc, (*path, "sitl_frame"), raw["sitl_frame"]) if "sitl_frame" in raw else None
+        text(doc, (*path, "sitl_frame"), raw["sitl_frame"]) if "sitl_frame" in raw else None
     )
     if sitl_frame is not None and sitl_frame not in frames:
         raise doc.error(
@@ -274,7 +199,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         name=name,
         description=""
         if raw.get("description") is None
-        else _str(doc, (*path, "description"), raw["description"]),
+        else text(doc, (*path, "description"), raw["description"]),
         default_pin=_default_pin(doc, path, raw, pins),
         pins=pins,
         joint_roles=_joint_roles(doc, (*path, "joint_roles"), raw.get("joint_roles")),
@@ -285,10 +210,10 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         target_models=_target_models(doc, (*path, "target_models"), raw, pins),
         frames=frames,
         sitl_frame=sitl_frame,
-        sitl_vehicle=_str(doc, (*path, "sitl_vehicle"), raw["sitl_vehicle"])
+        sitl_vehicle=text(doc, (*path, "sitl_vehicle"), raw["sitl_vehicle"])
         if "sitl_vehicle" in raw
         else None,
-        vehicle_noun=_str(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
+        vehicle_noun=text(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
     )
 
 
@@ -333,7 +258,7 @@ def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:
 
 
 def _default_pin(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> str:
-    default_pin = _str(doc, (*path, "default_pin"), raw.get("default_pin", next(iter(pins))))
+    default_pin = text(doc, (*path, "default_pin"), raw.get("default_pin", next(iter(pins))))
     if default_pin not in pins:
         raise doc.error(
             (*path, "default_pin"),
@@ -368,8 +293,8 @@ def _script_params(doc: YamlDoc, path: KeyPath, raw: Any) -> tuple[ScriptParams,
                 f"{quote(repr(item['params']))}",
                 "write one glob, e.g. NL_*, and one entry per script",
             )
-        _globs(doc, (*spath, "params"), item["params"])
-        scripts.append(ScriptParams(item["params"], _str(doc, (*spath, "reason"), item["reason"])))
+        globs(doc, (*spath, "params"), item["params"])
+        scripts.append(ScriptParams(item["params"], text(doc, (*spath, "reason"), item["reason"])))
     return tuple(scripts)
 
 
@@ -420,12 +345,12 @@ def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:
         {"params", "calibration_list", "metadata_flags", "script_defined"},
     )
     return Category(
-        name=_str(doc, (*path, "name"), raw["name"]),
-        rule=_str(doc, (*path, "rule"), raw["rule"]),
-        params=_globs(doc, (*path, "params"), raw["params"]) if "params" in raw else (),
+        name=text(doc, (*path, "name"), raw["name"]),
+        rule=text(doc, (*path, "rule"), raw["rule"]),
+        params=globs(doc, (*path, "params"), raw["params"]) if "params" in raw else (),
         calibration_list=flag(doc, (*path, "calibration_list"), raw.get("calibration_list", False)),
         metadata_flags=tuple(
-            _str(doc, (*path, "metadata_flags", i), f)
+            text(doc, (*path, "metadata_flags", i), f)
             for i, f in enumerate(
                 sequence(doc, (*path, "metadata_flags"), raw.get("metadata_flags"))
             )

@@ -8,12 +8,17 @@ the key path and line, never a TypeError deep inside (exit 3).
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Any
 
 from ..errors import quote
 from .yamlfile import KeyPath, YamlDoc, key_name
 
 NAME_GLOB_RE = re.compile(r"^[A-Z0-9_*?\[\]!]+$")
+REPO_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
+# git check-ref-format, plus our own refusals: no option-looking refs, no whitespace.
+REF_BAD_RE = re.compile(r"(^-)|(\.\.)|([\x00-\x20\x7f~^:?*\[\\])|(@\{)|(^/)|(/$)|(\.lock$)")
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _shown(value: Any) -> str:
@@ -91,3 +96,75 @@ def version(doc: YamlDoc, value: Any, expected: int, fix: str, what: str = "vers
     """``version:`` is exactly the integer ``expected`` (not ``true``, not ``1.0``)."""
     if type(value) is not int or value != expected:
         raise doc.error(("version",), f"unsupported {what} {_shown(value)}", fix)
+
+
+# ------------------------------------------------------------ keys, paths, repositories, refs
+
+
+def check_relpath(value: Any, doc: YamlDoc, path: KeyPath) -> str:
+    """A repository-relative POSIX path: no absolute paths, no '..', no control characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise doc.error(
+            path, f"'{key_name(path)}' must be a non-empty path", "write a relative path"
+        )
+    if CONTROL_RE.search(value) or "\\" in value:
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' contains a control character or backslash",
+            "use a plain POSIX path",
+        )
+    pure = PurePosixPath(value)
+    if pure.is_absolute() or re.match(r"^[A-Za-z]:", value):
+        raise doc.error(
+            path, f"'{key_name(path)}' is an absolute path: {value}", "make it relative"
+        )
+    if ".." in pure.parts:
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' contains '..': {value}",
+            "name the file by its path inside the repository, without '..'",
+        )
+    return value
+
+
+def check_repo(value: Any, doc: YamlDoc, path: KeyPath) -> str:
+    if not isinstance(value, str) or not REPO_RE.match(value) or ".." in value:
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' is not an owner/name repository: {quote(repr(value))}",
+            "write it as owner/name, e.g. ArduPilot/SITL_Models (no spaces, not starting with '-')",
+        )
+    return value
+
+
+def check_ref(value: Any, doc: YamlDoc, path: KeyPath) -> str:
+    if not isinstance(value, str) or not value or REF_BAD_RE.search(value):
+        raise doc.error(
+            path,
+            f"'{key_name(path)}' is not a safe git ref: {quote(repr(value))}",
+            "use a branch, tag or 40-hex commit that does not start with '-' "
+            "and has no whitespace or control characters",
+        )
+    return value
+
+
+def check_keys(
+    doc: YamlDoc, path: KeyPath, value: Any, required: set[str], optional: set[str]
+) -> dict[str, Any]:
+    """A mapping with exactly these keys: the required ones, and any of the optional ones."""
+    value = mapping(doc, path, value, optional=False)
+    for key in value:
+        if key not in required | optional:
+            raise doc.error(
+                (*path, key),
+                f"unknown key '{key_name((*path, key))}'",
+                f"remove it or use one of: {', '.join(sorted(required | optional))}",
+            )
+    for key in sorted(required):
+        if key not in value:
+            raise doc.error(
+                path,
+                f"'{key_name(path)}' is missing '{key}'",
+                f"add '{key}:' under '{key_name(path)}'",
+            )
+    return value
