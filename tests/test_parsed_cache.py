@@ -107,19 +107,53 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     forge(cache, payload, fmt="paramdiff-parsed 0")  # an older format
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
-    forge(cache, b'["A","B"]\n{}\n{}')  # names and lines disagree
+    forge(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n{}')  # names and lines disagree
     assert dict(load(cache).params) == expected()
     assert entry(cache).read_bytes() == good
 
 
+@pytest.mark.parametrize(
+    "summary",
+    [
+        b'[""]\n[null,null]',  # more units than names
+        b'[""]',  # a line missing
+        b"[7]\n[null]",  # a display name that is not text
+        b'[""]\n[{}]',  # units that are neither text nor null
+    ],
+)
+def test_a_forged_summary_that_does_not_fit_is_not_used(tmp_path: Path, summary: bytes) -> None:
+    cache = Cache(tmp_path)
+    load(cache)
+    good = entry(cache).read_bytes()
+    forge(cache, b'["SERVO1_FUNCTION"]\n{}\n' + summary + b"\n{}")
+    assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
+    assert entry(cache).read_bytes() == good
+
+
+def test_the_summary_gives_what_the_whole_entry_gives(tmp_path: Path) -> None:
+    """Display names and labels from the entry's summary (no entry decoded) are the ones
+    the parsed file gives, for every parameter, an enum, a bitmask and a plain number."""
+    cache = Cache(tmp_path)
+    fresh = load(cache)
+    cached = load(cache)
+    assert isinstance(cached.params, LazyParams)
+    for name in [*expected(), "NOPE"]:
+        assert cached.display_name(name) == fresh.display_name(name)
+        for value in (0, 1, 3, 73, 2.5, -1):
+            assert cached.label(name, value) == fresh.label(name, value)
+            info = fresh.get(name)
+            assert cached.label(name, value) == (info.label(value) if info else str(value))
+
+
 def test_a_forged_malformed_line_is_an_error_naming_the_entry(tmp_path: Path) -> None:
     cache = Cache(tmp_path)
-    forge(cache, b'["SERVO1_FUNCTION"]\n{}\nnot json')
+    forge(cache, b'["SERVO1_FUNCTION"]\n{}\n[""]\n[null]\nnot json')
     meta = load(cache)
     with pytest.raises(InputError) as exc:
         meta.get("SERVO1_FUNCTION")
     assert exc.value.fix == f"delete {entry(cache)} (it is rebuilt from the verified source)"
-    forge(cache, b'["SERVO1_FUNCTION"]\n{"Calibration":[7]}\n{}')  # an index pointing nowhere
+    # an index pointing nowhere
+    forge(cache, b'["SERVO1_FUNCTION"]\n{"Calibration":[7]}\n[""]\n[null]\n{}')
     with pytest.raises(InputError):
         load(cache).flagged("Calibration")
 

@@ -8,7 +8,7 @@ ReadOnly / RebootRequired flags.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -20,6 +20,13 @@ from .values import format_value
 def is_flag_set(raw: Mapping[str, Any], flag: str) -> bool:
     """A metadata flag (``Calibration``, ``ReadOnly``, ``RebootRequired``, ...) is set."""
     return str(raw.get(flag, "")).lower() in ("1", "true")
+
+
+def summarize(raw: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(display name, units) of a parameter's entry: what every table row reads. Units are None
+    when the entry has values or bits to name (its label needs the whole entry)."""
+    plain = not raw.get("Values") and not raw.get("Bitmask")
+    return str(raw.get("DisplayName", "")), str(raw.get("Units", "")) if plain else None
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,17 @@ class Metadata:
     _flagged: dict[str, frozenset[str]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _summary: Callable[[str], tuple[str, str | None] | None] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        # A cached parse keeps every name's summary beside its names (nothing to decode).
+        self._summary = getattr(self.params, "summary", None) or self._summary_of_entry
+
+    def _summary_of_entry(self, name: str) -> tuple[str, str | None] | None:
+        raw = self.params.get(name)
+        return summarize(raw) if raw is not None else None
 
     def get(self, name: str) -> ParamMeta | None:
         if name in self._made:
@@ -154,7 +172,18 @@ class Metadata:
     def __contains__(self, name: str) -> bool:
         return name in self.params
 
+    def display_name(self, name: str) -> str | None:
+        """``name``'s DisplayName ("" when the entry has none), None when ``name`` is not here."""
+        summary = self._summary(name)
+        return summary[0] if summary is not None else None
+
     def label(self, name: str, value: float) -> str:
+        """``value`` as ``ParamMeta.label`` writes it (a plain number and units from the
+        summary: a table labels ~1,400 values and most have no enum or bits)."""
+        summary = self._summary(name)
+        if summary is not None and (units := summary[1]) is not None:
+            text = format_value(value)
+            return f"{text} {units}".strip() if units else text
         meta = self.get(name)
         return meta.label(value) if meta else format_value(value)
 

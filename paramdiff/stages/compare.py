@@ -237,14 +237,14 @@ def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
             capable.append(s.role)
             values[s.role] = comp.value(s.role, name)
     status = _status(values, capable, len(comp.sources))
-    info = None
+    shown = None
     for m in [comp.metadata, *(s.metadata for s in comp.sources)]:
-        if m is not None and (info := m.get(name)) is not None:
+        if m is not None and (shown := m.display_name(name)) is not None:
             break
     return Row(
         Status(status.verdict, status.roles, renamed=name in comp.renames),
         classifier.classify(name)[0] if classifier else "",
-        info.display_name if info else "",
+        shown or "",
     )
 
 

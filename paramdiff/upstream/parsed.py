@@ -4,12 +4,13 @@
 or a check. Its parameters are kept, per sha256 of the verified source bytes, in a compact form
 that loads in a few milliseconds: a header line, the parameter names as one JSON array, the
 names indexed by flag (``Calibration``, ``RebootRequired``, ...; classifying decodes nothing),
-then each parameter's metadata as one line of compact JSON, decoded only when that parameter is
-looked up. The cache directory is not trusted code, so the form is plain JSON text (never
-pickle or marshal), and it is verified like every cache entry: the header names the format, the
-kind, the source's sha256 and the sha256 of everything after it. An entry that fails any of
-these (corrupt, truncated, edited, from another format version) is rebuilt from the source
-bytes, never used.
+what every table row reads (display names, and the units of each parameter whose label is its
+number and units) as two arrays in the order of the names, then each parameter's metadata as
+one line of compact JSON, decoded only when that parameter is looked up. The cache directory is
+not trusted code, so the form is plain JSON text (never pickle or marshal), and it is verified
+like every cache entry: the header names the format, the kind, the source's sha256 and the
+sha256 of everything after it. An entry that fails any of these (corrupt, truncated, edited,
+from another format version) is rebuilt from the source bytes, never used.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import PARSED_FORMAT, parsed_entry_path, read_parsed, write_parsed
-from ..model.metadata import Metadata, is_flag_set, parse_pdef
+from ..model.metadata import Metadata, is_flag_set, parse_pdef, summarize
 from .cache import Cache
 
 FORMAT = PARSED_FORMAT
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 METADATA_KIND = "pdef"
+_UNITS = (str, type(None))  # a plain label's units, or None: the label needs the whole entry
 
 
 def parsed_path(cache: Cache, kind: str, source_sha256: str) -> Path:
@@ -48,13 +50,20 @@ def write_entry(cache: Cache, kind: str, source_sha256: str, payload: bytes) -> 
 
 
 class LazyParams(Mapping[str, dict[str, Any]]):
-    """name -> metadata dict, each decoded from its compact JSON line on first lookup."""
+    """name -> metadata dict, each decoded from its compact JSON line on first lookup; a
+    name's display name and plain units without decoding it (see ``summary``)."""
 
     def __init__(
-        self, names: list[str], lines: list[bytes], flags: dict[str, Any], where: Path
+        self,
+        names: list[str],
+        lines: list[bytes],
+        flags: dict[str, Any],
+        summaries: dict[str, tuple[str, str | None]],
+        where: Path,
     ) -> None:
         self._names = names
         self._lines = dict(zip(names, lines, strict=True))
+        self._summaries = summaries
         self._flag_rows = flags  # flag -> row numbers, made into name sets when asked for
         self._flags: dict[str, frozenset[str]] = {}
         self._decoded: dict[str, dict[str, Any]] = {}
@@ -88,6 +97,11 @@ class LazyParams(Mapping[str, dict[str, Any]]):
     def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self._lines else default
 
+    def summary(self, name: str) -> tuple[str, str | None] | None:
+        """(display name, units) of ``name`` as ``summarize`` gives them, or None when the
+        metadata lacks the name; a compare reads these for every row, so none is decoded."""
+        return self._summaries.get(name)
+
     def _decode(self, line: bytes) -> dict[str, Any]:
         # The C scanner itself: json.loads's Python layers cost more than the parse of a line.
         try:
@@ -116,25 +130,30 @@ def _encode_params(params: Mapping[str, dict[str, Any]]) -> bytes:
         for key in params[name]:
             if is_flag_set(params[name], key):
                 flags.setdefault(key, []).append(i)
+    summaries = [summarize(params[n]) for n in names]
     # ASCII (non-ASCII escaped): each line is decoded on its own when looked up, fast.
     lines = [json.dumps(names), json.dumps(flags)]
+    lines += [json.dumps([s[0] for s in summaries]), json.dumps([s[1] for s in summaries])]
     lines += [json.dumps(params[n], separators=(",", ":")) for n in names]
     return "\n".join(lines).encode()
 
 
 def _decode_params(payload: list[bytes], where: Path) -> LazyParams | None:
-    if len(payload) < 3:
+    if len(payload) < 5:
         return None
     try:
-        names, flags = json.loads(payload[0]), json.loads(payload[1])
+        names, flags, shown, units = (json.loads(line) for line in payload[:4])
     except (UnicodeDecodeError, ValueError):
         return None
-    lines = payload[2:]
-    if not isinstance(names, list) or len(names) != len(lines) or not names:
+    lines = payload[4:]
+    if not all(isinstance(a, list) and len(a) == len(lines) for a in (names, shown, units)):
         return None
-    if not all(isinstance(n, str) for n in names) or not isinstance(flags, dict):
+    if not names or not isinstance(flags, dict) or not all(type(n) is str for n in names):
         return None
-    return LazyParams(names, lines, flags, where)
+    if not all(type(d) is str for d in shown) or any(type(u) not in _UNITS for u in units):
+        return None
+    summaries = dict(zip(names, zip(shown, units, strict=True), strict=True))
+    return LazyParams(names, lines, flags, summaries, where)
 
 
 def load_metadata(
