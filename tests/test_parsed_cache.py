@@ -107,7 +107,7 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     forge(cache, payload, fmt="paramdiff-parsed 0")  # an older format
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
-    forge(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n{}')  # names and lines disagree
+    forge(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n[0]\n{}')  # names and starts disagree
     assert dict(load(cache).params) == expected()
     assert entry(cache).read_bytes() == good
 
@@ -115,10 +115,11 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
 @pytest.mark.parametrize(
     "summary",
     [
-        b'[""]\n[null,null]',  # more units than names
-        b'[""]',  # a line missing
-        b"[7]\n[null]",  # a display name that is not text
-        b'[""]\n[{}]',  # units that are neither text nor null
+        b'[""]\n[null,null]\n[0]',  # more units than names
+        b'[""]\n[0]',  # a line missing
+        b"[7]\n[null]\n[0]",  # a display name that is not text
+        b'[""]\n[{}]\n[0]',  # units that are neither text nor null
+        b'[""]\n[null]\n{}',  # line starts that are not a list
     ],
 )
 def test_a_forged_summary_that_does_not_fit_is_not_used(tmp_path: Path, summary: bytes) -> None:
@@ -147,13 +148,20 @@ def test_the_summary_gives_what_the_whole_entry_gives(tmp_path: Path) -> None:
 
 def test_a_forged_malformed_line_is_an_error_naming_the_entry(tmp_path: Path) -> None:
     cache = Cache(tmp_path)
-    forge(cache, b'["SERVO1_FUNCTION"]\n{}\n[""]\n[null]\nnot json')
+    forge(cache, b'["SERVO1_FUNCTION"]\n{}\n[""]\n[null]\n[0]\nnot json')
     meta = load(cache)
     with pytest.raises(InputError) as exc:
         meta.get("SERVO1_FUNCTION")
     assert exc.value.fix == f"delete {entry(cache)} (it is rebuilt from the verified source)"
+    for starts in (b"[5]", b"[-1]", b'["0"]', b"[1.5]"):  # a line start pointing wrong
+        forge(cache, b'["SERVO1_FUNCTION"]\n{}\n[""]\n[null]\n' + starts + b"\n{}")
+        with pytest.raises(InputError):
+            load(cache).get("SERVO1_FUNCTION")
+    forge(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n[0,1]\n{}\n{}')  # B starts inside A
+    with pytest.raises(InputError):
+        load(cache).get("A")
     # an index pointing nowhere
-    forge(cache, b'["SERVO1_FUNCTION"]\n{"Calibration":[7]}\n[""]\n[null]\n{}')
+    forge(cache, b'["SERVO1_FUNCTION"]\n{"Calibration":[7]}\n[""]\n[null]\n[0]\n{}')
     with pytest.raises(InputError):
         load(cache).flagged("Calibration")
 
