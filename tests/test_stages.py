@@ -9,7 +9,7 @@ import pytest
 
 from paramdiff.config.overlay import parse_overlay
 from paramdiff.config.sources import Profile
-from paramdiff.model.categories import Category, ScriptParams
+from paramdiff.model.categories import Category, GlobSet, ScriptParams, compile_globs
 from paramdiff.model.metadata import parse_pdef
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
@@ -107,6 +107,19 @@ def classifier() -> Classifier:
 )
 def test_every_name_lands_in_one_category(name: str, category: str) -> None:
     assert classifier().classify(name)[0] == category
+
+
+GLOBS = ("MODE1", "RC*_*", "SIM_*", "BATT*_PIN", "GPS?_TYPE", "X[AB]_*", "Y[", "*", "LOG_*")
+NAMES = ["MODE1", "MODE12", "RC1_MIN", "RC_X", "RCMAP_X", "SIM_A", "SIM", "BATT2_PIN", "BATT_PIN"]
+NAMES += ["GPS1_TYPE", "GPS_TYPE", "XA_1", "XC_1", "Y[", "LOG_X", "", "mode1", "SIM_\n"]
+
+
+@pytest.mark.parametrize("count", range(len(GLOBS) + 1))
+def test_a_glob_set_matches_what_the_compiled_globs_match(count: int) -> None:
+    globs = GLOBS[:count] if count < len(GLOBS) else GLOBS[:7] + GLOBS[8:]
+    pattern = compile_globs(globs)
+    for name in NAMES:
+        assert GlobSet(globs).match(name) == (pattern.match(name) is not None), (globs, name)
 
 
 # --------------------------------------------------------------------------- derive

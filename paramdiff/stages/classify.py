@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import fnmatch
+import re
 from dataclasses import dataclass, field
 
-from ..model.categories import Category, ScriptParams, compile_globs
+from ..model.categories import Category, GlobSet, ScriptParams, compile_globs
 from ..model.metadata import Metadata
 
 UNKNOWN = "unknown"
@@ -22,24 +22,42 @@ class Classifier:
     _cache: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.metadata_names = frozenset(n for m in self.metadata for n in m.params)
         # Whole names match exactly; fragments that are not names themselves (DEVID,
         # CALTEMP) match inside a name, as BlueOS applies its blacklist.
-        self.fragments = tuple(n for n in self.calibration_names if n not in self.metadata_names)
-        # One compiled pattern per category: ~1,400 names x ~100 globs adds up otherwise.
-        self._globs = {cat: compile_globs(cat.params) for cat in self.categories if cat.params}
+        self.fragments = tuple(n for n in self.calibration_names if not self._in_metadata(n))
+        # One pattern for the fragments, one GlobSet per category: ~1,400 names x ~100 globs
+        # and ~14 fragments add up otherwise.
+        self._fragment = (
+            re.compile("|".join(map(re.escape, self.fragments))) if self.fragments else None
+        )
+        # (category, its globs) in order; a Category's hash (all its fields) is never taken
+        self._rules = [(c, GlobSet(c.params) if c.params else None) for c in self.categories]
+        self._scripts = [(compile_globs((sp.params,)), sp.reason) for sp in self.script_params]
+        self._flagged: dict[int, frozenset[str]] = {}  # category's position -> flagged names
+
+    def _in_metadata(self, name: str) -> bool:
+        return any(name in m for m in self.metadata)
 
     def _calibration_listed(self, name: str) -> bool:
-        return name in self.calibration_names or any(f in name for f in self.fragments)
+        return name in self.calibration_names or (
+            self._fragment is not None and self._fragment.search(name) is not None
+        )
 
     def known(self, name: str) -> bool:
-        return not self.metadata or name in self.metadata_names
+        return not self.metadata or self._in_metadata(name)
 
     def script_reason(self, name: str) -> str | None:
-        for sp in self.script_params:
-            if fnmatch.fnmatchcase(name, sp.params):
-                return sp.reason
+        for glob, reason in self._scripts:
+            if glob.match(name):
+                return reason
         return None
+
+    def _flagged_in(self, i: int, cat: Category) -> frozenset[str]:
+        """The names any metadata flags with one of ``cat``'s flags (made on first use)."""
+        if i not in self._flagged:
+            sets = [m.flagged(f) for m in self.metadata for f in cat.metadata_flags]
+            self._flagged[i] = frozenset().union(*sets)
+        return self._flagged[i]
 
     def classify(self, name: str) -> tuple[str, str]:
         """(category, why) for ``name``."""
@@ -50,23 +68,18 @@ class Classifier:
         return result
 
     def _classify(self, name: str) -> tuple[str, str]:
-        for cat in self.categories:
-            selectors = (
-                cat.params or cat.calibration_list or cat.metadata_flags or cat.script_defined
-            )
+        for i, (cat, globs) in enumerate(self._rules):
             if cat.calibration_list and self._calibration_listed(name):
                 return cat.name, cat.rule
-            if cat.metadata_flags and any(
-                name in m.flagged(f) for m in self.metadata for f in cat.metadata_flags
-            ):
+            if cat.metadata_flags and name in self._flagged_in(i, cat):
                 return cat.name, cat.rule
             if cat.script_defined:
                 reason = self.script_reason(name)
                 if reason:
                     return cat.name, reason
-            if cat.params and self._globs[cat].match(name):
+            if globs is not None and globs.match(name):
                 return cat.name, cat.rule
-            if not selectors:
+            if not (cat.params or cat.calibration_list or cat.metadata_flags or cat.script_defined):
                 if not self.known(name):
                     return UNKNOWN, "not in the firmware's parameter metadata: ArduPilot ignores it"
                 return cat.name, cat.rule
