@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..errors import InputError
 from .values import format_value
+
+T = TypeVar("T")
 
 
 def is_flag_set(raw: Mapping[str, Any], flag: str) -> bool:
@@ -29,10 +30,69 @@ def summarize(raw: Mapping[str, Any]) -> tuple[str, str | None]:
     return str(raw.get("DisplayName", "")), str(raw.get("Units", "")) if plain else None
 
 
+def _range(raw: Mapping[str, Any]) -> tuple[float, float] | None:
+    r = raw.get("Range")
+    if not isinstance(r, dict):
+        return None
+    try:
+        return float(r["low"]), float(r["high"])
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def _values(raw: Mapping[str, Any]) -> dict[float, str]:
+    out = {}
+    for k, v in (raw.get("Values") or {}).items():
+        try:
+            out[float(k)] = str(v)
+        except ValueError:
+            continue
+    return out
+
+
+def _bitmask(raw: Mapping[str, Any]) -> dict[int, str]:
+    out = {}
+    for k, v in (raw.get("Bitmask") or {}).items():
+        try:
+            out[int(k)] = str(v)
+        except ValueError:
+            continue
+    return out
+
+
+class _Once(Generic[T]):
+    """functools.cached_property without its lock (Python 3.11 took it on every first read,
+    ~1 us; 3.12 dropped it): made on first read, then kept in the instance's __dict__."""
+
+    def __init__(self, make: Callable[[Any], T]) -> None:
+        self.make = make
+        self.name = make.__name__
+
+    def __get__(self, obj: Any, owner: type | None = None) -> T:
+        if obj is None:  # read from the class (help(), inspect)
+            return self  # type: ignore[return-value]
+        value = self.make(obj)
+        obj.__dict__[self.name] = value
+        return value
+
+
 @dataclass(frozen=True)
 class ParamMeta:
     name: str
     raw: dict[str, Any]
+
+    # one ParamMeta per name per run (Metadata.get): a table reads these often
+    @_Once
+    def range(self) -> tuple[float, float] | None:
+        return _range(self.raw)
+
+    @_Once
+    def values(self) -> dict[float, str]:
+        return _values(self.raw)
+
+    @_Once
+    def bitmask(self) -> dict[int, str]:
+        return _bitmask(self.raw)
 
     @property
     def display_name(self) -> str:
@@ -41,36 +101,6 @@ class ParamMeta:
     @property
     def units(self) -> str:
         return str(self.raw.get("Units", ""))
-
-    @cached_property  # one ParamMeta per name per run (Metadata.get): a table reads it often
-    def range(self) -> tuple[float, float] | None:
-        r = self.raw.get("Range")
-        if not isinstance(r, dict):
-            return None
-        try:
-            return float(r["low"]), float(r["high"])
-        except (KeyError, ValueError, TypeError):
-            return None
-
-    @cached_property
-    def values(self) -> dict[float, str]:
-        out = {}
-        for k, v in (self.raw.get("Values") or {}).items():
-            try:
-                out[float(k)] = str(v)
-            except ValueError:
-                continue
-        return out
-
-    @cached_property
-    def bitmask(self) -> dict[int, str]:
-        out = {}
-        for k, v in (self.raw.get("Bitmask") or {}).items():
-            try:
-                out[int(k)] = str(v)
-            except ValueError:
-                continue
-        return out
 
     def flag(self, name: str) -> bool:
         return is_flag_set(self.raw, name)

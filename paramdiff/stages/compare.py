@@ -126,6 +126,11 @@ class Comparison:
     def _by_role(self) -> dict[str, Source]:
         return {s.role: s for s in self.sources}
 
+    @cached_property
+    def _meta_by_role(self) -> dict[str, Metadata | None]:
+        """Each role's own metadata, else the table's."""
+        return {s.role: s.metadata or self.metadata for s in self.sources}
+
     def source(self, role: str) -> Source:
         return self._by_role[role]
 
@@ -135,7 +140,7 @@ class Comparison:
         return self.params[role].get(pairing.name_in(role) if pairing else name)
 
     def _meta(self, role: str) -> Metadata | None:
-        return self._by_role[role].metadata or self.metadata
+        return self._meta_by_role[role]
 
     def value(self, role: str, name: str) -> float | None:
         """The row's value for ``role``, in the units of the row's (newest) name."""
@@ -161,13 +166,12 @@ class Comparison:
     def cell(self, role: str, name: str) -> str:
         """A value as a person reads it: ``74 (ThrottleRight)``, ``—`` absent, ``n/r``;
         an old value that converts reads ``20000 cm → 200 m``."""
-        param = self.param(role, name)
-        src = self._by_role[role]
-        if param is None:
-            return ABSENT if src.file.can_represent(name) else NR
-        meta = self._meta(role)
-        text = meta.label(param.name, param.value) if meta else format_value(param.value)
         pairing = self.renames.get(name)
+        param = self.params[role].get(pairing.name_in(role) if pairing else name)
+        if param is None:
+            return ABSENT if self._by_role[role].file.can_represent(name) else NR
+        meta = self._meta_by_role[role]
+        text = meta.label(param.name, param.value) if meta else format_value(param.value)
         if pairing is None or param.name == name or pairing.rename.conversion.identity:
             return text
         converted = pairing.rename.conversion.apply(
@@ -215,37 +219,68 @@ class Comparison:
         return out
 
 
-def _status(values: dict[str, float | None], capable: list[str], n_sources: int) -> Status:
-    present = {r: v for r, v in values.items() if v is not None}
-    vals = list(present.values())
+def _verdict(
+    values: list[float | None], capable: list[str], n_sources: int
+) -> tuple[Verdict, tuple[str, ...]]:
+    """The verdict on one row and the roles it names, from the capable sources' values."""
+    vals = [v for v in values if v is not None]
     if any(not same_value(vals[0], v) for v in vals[1:]):
-        return DIFFERS
-    if n_sources == 1 and present:
-        return SET
-    if len(present) == len(capable):
-        return SAME if len(capable) > 1 else NOT_REPRESENTABLE
-    if len(present) == 1:
-        return Status(Verdict.ONLY_IN, (next(iter(present)),))
-    return Status(Verdict.MISSING_IN, tuple(r for r in capable if r not in present))
+        return Verdict.DIFFERS, ()
+    if n_sources == 1 and vals:
+        return Verdict.SET, ()
+    if len(vals) == len(capable):
+        return (Verdict.SAME if len(capable) > 1 else Verdict.NOT_REPRESENTABLE), ()
+    if len(vals) == 1:
+        return Verdict.ONLY_IN, tuple(
+            r for r, v in zip(capable, values, strict=True) if v is not None
+        )
+    return Verdict.MISSING_IN, tuple(r for r, v in zip(capable, values, strict=True) if v is None)
 
 
-def _row(comp: Comparison, name: str, classifier: Classifier | None) -> Row:
-    values = {}
-    capable = []
-    for s in comp.sources:
-        if s.file.can_represent(name):
-            capable.append(s.role)
-            values[s.role] = comp.value(s.role, name)
-    status = _status(values, capable, len(comp.sources))
-    shown = None
-    for m in [comp.metadata, *(s.metadata for s in comp.sources)]:
-        if m is not None and (shown := m.display_name(name)) is not None:
-            break
-    return Row(
-        Status(status.verdict, status.roles, renamed=name in comp.renames),
-        classifier.classify(name)[0] if classifier else "",
-        shown or "",
-    )
+class _RowMaker:
+    """Makes each row of one comparison: what every row reads is looked up once here."""
+
+    def __init__(self, comp: Comparison, classifier: Classifier | None) -> None:
+        self.comp = comp
+        self.sides = [(s.role, s.file.params, s.file.representable) for s in comp.sources]
+        metas = [comp.metadata, *(s.metadata for s in comp.sources)]
+        self.metas = list({id(m): m for m in metas if m is not None}.values())
+        self.classify = classifier.classify if classifier else None
+        # A table has a handful of distinct statuses: each made once (a status of many roles,
+        # as `diff` over a thousand files makes, is not kept).
+        self.statuses: dict[tuple[Verdict, tuple[str, ...], bool], Status] = {}
+
+    def status(self, verdict: Verdict, roles: tuple[str, ...], renamed: bool) -> Status:
+        if len(roles) > SHORT_STATUS_ROLES:
+            return Status(verdict, roles, renamed)
+        key = (verdict, roles, renamed)
+        made = self.statuses.get(key)
+        if made is None:
+            made = self.statuses[key] = Status(verdict, roles, renamed)
+        return made
+
+    def row(self, name: str) -> Row:
+        renamed = name in self.comp.renames
+        values: list[float | None] = []
+        capable = []
+        for role, params, representable in self.sides:
+            if representable is None or name in representable:
+                capable.append(role)
+                if renamed:
+                    values.append(self.comp.value(role, name))
+                else:
+                    param = params.get(name)
+                    values.append(param.value if param is not None else None)
+        verdict, roles = _verdict(values, capable, len(self.sides))
+        shown = None
+        for meta in self.metas:
+            if (shown := meta.display_name(name)) is not None:
+                break
+        return Row(
+            self.status(verdict, roles, renamed),
+            self.classify(name)[0] if self.classify else "",
+            shown or "",
+        )
 
 
 def compare(
@@ -266,8 +301,9 @@ def compare(
     pairs = pair_renames(sources, renames)
     comp = Comparison(sources, {}, params, meta, facts, warnings, pairs)
     old_names = {p.rename.old for p in pairs.values()}
+    rows = _RowMaker(comp, classifier)
     for name in sorted({n for s in sources for n in s.file.params} - old_names):
-        comp.rows[name] = _row(comp, name, classifier)
+        comp.rows[name] = rows.row(name)
     return comp
 
 
