@@ -14,9 +14,10 @@ from ..stages.renames import Rename
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
     out = []
+    cell, rows, roles = comp.cell, comp.rows, comp.roles
     for name in names:
-        status, category, display_name = comp.rows[name]
-        cells = [comp.cell(r, name) for r in comp.roles]
+        status, category, display_name = rows[name]
+        cells = [cell(r, name) for r in roles]
         out.append([comp.shown_name(name), *cells, str(status), category, display_name])
     return out
 
@@ -27,22 +28,18 @@ def _text_table(comp: Comparison, names: list[str]) -> tuple[list[str], list[lis
     column), and no category column when one category holds every row (the count line says
     which). Cells are cut by ``table``; markdown, CSV and JSON keep both names and every cell.
     """
-    one_category = len({comp.rows[n].category for n in names}) == 1
-    headers = ["name", *comp.roles, "status", *([] if one_category else ["category"])]
-    rows = []
+    cell, rows, roles = comp.cell, comp.rows, comp.roles
+    one_category = len({rows[n].category for n in names}) == 1
+    headers = ["name", *roles, "status", *([] if one_category else ["category"])]
+    out = []
     for name in names:
-        status, category, display_name = comp.rows[name]
-        cells = [comp.cell(r, name) for r in comp.roles]
-        rows.append(
-            [
-                name,
-                *cells,
-                str(status),
-                *([] if one_category else [category]),
-                display_name,
-            ]
-        )
-    return [*headers, "display_name"], rows
+        status, category, display_name = rows[name]
+        cells = [cell(r, name) for r in roles]
+        if one_category:
+            out.append([name, *cells, str(status), display_name])
+        else:
+            out.append([name, *cells, str(status), category, display_name])
+    return [*headers, "display_name"], out
 
 
 def _renamed_note(comp: Comparison, names: list[str]) -> Iterator[str]:
@@ -91,6 +88,7 @@ def render(
     overridden = [
         [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
         for r in comp.roles
+        if any(p.overrides for p in comp.params[r].values())  # most sources: none
         for name in names
         if (p := comp.param(r, name)) is not None and p.overrides
     ]

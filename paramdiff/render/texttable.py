@@ -15,13 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 
-def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
-    widths = [len(h) + 2 for h in headers]
-    for row in rows:
-        for i, cell in enumerate(row):
-            if len(cell) > widths[i]:
-                widths[i] = len(cell)
-    return widths
+def _column_widths(columns: Sequence[Sequence[str]]) -> list[int]:
+    return [max(map(len, column), default=0) for column in columns]
 
 
 def markdown_cell(text: str) -> str:
@@ -30,6 +25,8 @@ def markdown_cell(text: str) -> str:
     code spans written as ``&lt;``: GitHub drops what looks like an HTML tag (``<include>``
     vanished), and an overlay's reason must not open ``<details>`` or hide a comment marker."""
     flat = str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+    if "<" not in flat:  # most cells: nothing to escape (a report has ~10,000)
+        return flat
     parts = flat.split("`")
     if len(parts) % 2 == 0:  # an unmatched backtick: no code span to keep
         return flat.replace("<", "&lt;")
@@ -73,10 +70,19 @@ def table(
     if markdown:
         yield from markdown_table(headers, rows)
         return
-    if cell_max is not None:
-        rows = [[cut_cell(c, cell_max) for c in row] for row in rows]
-    widths = _widths(headers, rows)
-    yield "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()
+    columns: list[tuple[str, ...]] = list(zip(*rows, strict=True)) or [()] * len(headers)
+    widths = _column_widths(columns)
+    if cell_max is not None and max(widths, default=0) > cell_max:
+        # Only a column holding a long cell is rewritten (most hold none).
+        for i, width in enumerate(widths):
+            if width > cell_max:
+                columns[i] = tuple(cut_cell(c, cell_max) for c in columns[i])
+                widths[i] = max(map(len, columns[i]))
+        rows = list(zip(*columns, strict=True))
+    widths = [max(w, len(h) + 2) for w, h in zip(widths, headers, strict=True)]
+    # One format for every line: "{:<w}" pads as str.ljust does.
+    line = "  ".join(f"{{:<{w}}}" for w in widths)
+    yield line.format(*headers).rstrip()
     yield "  ".join("-" * w for w in widths)
     for row in rows:
-        yield "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        yield line.format(*row).rstrip()
