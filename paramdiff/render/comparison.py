@@ -10,6 +10,7 @@ from typing import Any
 from ..model.values import format_value
 from ..stages.compare import NR, Comparison
 from ..stages.renames import Rename
+from .jsontext import dumps_indented
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
@@ -214,11 +215,12 @@ def _json_list(key: str, items: Iterator[Any], last: bool) -> Iterator[str]:
         return
     yield f"  {json.dumps(key)}: ["
     while item is not _END:
-        lines = json.dumps(item, indent=2).splitlines()
+        # ensure_ascii escapes every other line break: "\n" alone splits the text
+        lines = ("    " + dumps_indented(item, "    ")).split("\n")
         item = next(items, _END)
         if item is not _END:
             lines[-1] += ","
-        yield from ("    " + line for line in lines)
+        yield from lines
     yield f"  ]{end}"
 
 
