@@ -213,12 +213,18 @@ def _content_lines(lines: list[str], col: _Collector) -> Iterator[tuple[int, str
 
 def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
     """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``), Mission Planner (``NAME,VALUE``)."""
+    params = col.out.params
     for n, stripped in _content_lines(lines, col):
         fast = PARAMS_LINE_RE.fullmatch(stripped)
         if fast is not None:
-            value = float(fast.group(2))
+            name, text, comment = fast.groups()
+            value = float(text)
             if abs(value) < FLOAT32_SAFE:
-                col.add(Param(fast.group(1), value, fast.group(2), file, n, fast.group(3) or ""))
+                param = Param(name, value, text, file, n, comment or "")
+                if name in params or len(params) >= MAX_PARAMS:
+                    col.add(param)  # set again, or too many: the collector says what is wrong
+                else:  # col.add's common case, inline (~2,000 lines a diff)
+                    params[name] = param
                 continue
         body, comment = _split_comment(stripped, "#")
         tokens = [t for t in PARAMS_SPLIT.split(body) if t]
