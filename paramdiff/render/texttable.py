@@ -15,8 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 
-def _column_widths(columns: Sequence[Sequence[str]]) -> list[int]:
-    return [max(map(len, column), default=0) for column in columns]
+def _column_widths(rows: Sequence[Sequence[str]]) -> list[int]:
+    """The longest cell of each column (one column at a time: a `diff` of a thousand files
+    has a thousand columns)."""
+    return [max(map(len, column)) for column in zip(*rows, strict=True)]
+
+
+def _cut_row(row: Sequence[str], columns: list[int], limit: int) -> Sequence[str]:
+    if all(len(row[i]) <= limit for i in columns):
+        return row
+    return [cut_cell(c, limit) for c in row]
 
 
 def markdown_cell(text: str) -> str:
@@ -70,15 +78,11 @@ def table(
     if markdown:
         yield from markdown_table(headers, rows)
         return
-    columns: list[tuple[str, ...]] = list(zip(*rows, strict=True)) or [()] * len(headers)
-    widths = _column_widths(columns)
-    if cell_max is not None and max(widths, default=0) > cell_max:
-        # Only a column holding a long cell is rewritten (most hold none).
-        for i, width in enumerate(widths):
-            if width > cell_max:
-                columns[i] = tuple(cut_cell(c, cell_max) for c in columns[i])
-                widths[i] = max(map(len, columns[i]))
-        rows = list(zip(*columns, strict=True))
+    widths = _column_widths(rows) if rows else [0] * len(headers)
+    long = [i for i, width in enumerate(widths) if cell_max is not None and width > cell_max]
+    if cell_max is not None and long:  # only rows with a long cell are copied (most have none)
+        rows = [_cut_row(row, long, cell_max) for row in rows]
+        widths = _column_widths(rows)
     widths = [max(w, len(h) + 2) for w, h in zip(widths, headers, strict=True)]
     # One format for every line: "{:<w}" pads as str.ljust does.
     line = "  ".join(f"{{:<{w}}}" for w in widths)
