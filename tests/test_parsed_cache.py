@@ -17,7 +17,7 @@ from paramdiff.cli import main
 from paramdiff.config.yamlfile import YAML_KIND, load_yaml
 from paramdiff.errors import InputError
 from paramdiff.files import parsed_entry_path
-from paramdiff.model.metadata import parse_pdef
+from paramdiff.model.metadata import label_tables_of, parse_pdef
 from paramdiff.upstream.cache import Cache
 from paramdiff.upstream.parsed import (
     FORMAT,
@@ -129,6 +129,55 @@ def test_a_forged_summary_that_does_not_fit_is_not_used(tmp_path: Path, summary:
     forge(cache, b'["SERVO1_FUNCTION"]\n{}\n' + summary + b"\n{}")
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     assert entry(cache).read_bytes() == good
+
+
+ONE_NAME = b'["SERVO1_FUNCTION"]\n{}\n[""]\n'
+
+
+@pytest.mark.parametrize(
+    "tables",
+    [
+        b"0",  # not a table
+        b'[[[73.0, "ThrottleLeft"]], []]',  # two items
+        b'[[[73.0, "ThrottleLeft", 1]], [], ""]',  # not a pair
+        b'[[["73", "ThrottleLeft"]], [], ""]',  # a text key
+        b'[[[73.0, 7]], [], ""]',  # a number for a name
+        b'[[], [[1.5, "A"]], ""]',  # a fractional bit
+        b"[[], [], 7]",  # units as a number
+        b'[[], [], ""] trailing',
+    ],
+)
+def test_forged_label_tables_are_the_entry_error(tmp_path: Path, tables: bytes) -> None:
+    cache = Cache(tmp_path)
+    forge(cache, ONE_NAME + b"[0]\n[0,3]\n{}\n" + tables)
+    with pytest.raises(InputError):
+        load(cache).label("SERVO1_FUNCTION", 73)
+
+
+@pytest.mark.parametrize("number", [b"1", b"-1"])
+def test_a_table_number_pointing_nowhere_is_the_entry_error(tmp_path: Path, number: bytes) -> None:
+    cache = Cache(tmp_path)
+    forge(cache, ONE_NAME + b"[" + number + b']\n[0,3]\n{}\n[[], [], ""]')
+    with pytest.raises(InputError):
+        load(cache).label("SERVO1_FUNCTION", 73)
+
+
+def test_a_label_comes_from_its_table_or_else_from_its_entry(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    entry_line = b'{"Values":{"73":"FromEntry"}}'
+    forge(cache, ONE_NAME + b"[null]\n[0]\n" + entry_line)
+    assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (FromEntry)"
+    tables = b'[[[73.0, "FromTables"]], [], ""]'
+    forge(cache, ONE_NAME + b"[0]\n[0, 30]\n" + entry_line + b"\n" + tables)
+    assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (FromTables)"
+    assert label_tables_of({"Values": ["not", "an", "object"]}) is None
+
+
+def test_parameters_share_their_label_tables(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    load(cache)
+    units = json.loads(entry(cache).read_bytes().split(b"\n")[4])
+    assert units.count(units[list(expected()).index("SERVO1_REVERSED")]) == 2  # SERVO3 too
 
 
 def test_the_summary_gives_what_the_whole_entry_gives(tmp_path: Path) -> None:

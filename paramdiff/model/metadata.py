@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from ..errors import InputError
 from .values import format_value
@@ -58,6 +58,38 @@ def _bitmask(raw: Mapping[str, Any]) -> dict[int, str]:
         except ValueError:
             continue
     return out
+
+
+def label_tables_of(raw: Mapping[str, Any]) -> LabelTables | None:
+    """What ``label_of`` reads of a parameter's entry, or None when its Values or Bitmask is
+    not an object (``ParamMeta`` then reads the entry as it always did)."""
+    if not all(isinstance(raw.get(k) or {}, dict) for k in ("Values", "Bitmask")):
+        return None
+    return LabelTables(_values(raw), _bitmask(raw), str(raw.get("Units", "")))
+
+
+class LabelTables(NamedTuple):
+    """A parameter's enum values, bits and units, as ParamMeta reads them from its entry."""
+
+    values: dict[float, str]
+    bitmask: dict[int, str]
+    units: str
+
+
+def label_of(meta: ParamMeta | LabelTables, value: float) -> str:
+    """``value`` labelled by ``meta``: ``74 (ThrottleRight)``, ``3 (Barometer, Compass)``,
+    ``3.5 m``, or the number."""
+    text = format_value(value)
+    values = meta.values
+    if values:
+        name = values.get(value)
+        return f"{text} ({name})" if name else f"{text} (not in enum)"
+    bits = meta.bitmask
+    if bits and value == int(value) and value >= 0:
+        set_bits = [b for b in range(64) if int(value) >> b & 1]
+        names = [bits.get(b, f"bit {b}?") for b in set_bits]
+        return f"{text} ({', '.join(names) if names else 'none'})"
+    return f"{text} {meta.units}".strip() if meta.units else text
 
 
 class _Once(Generic[T]):
@@ -111,17 +143,7 @@ class ParamMeta:
 
     def label(self, value: float) -> str:
         """``74 (ThrottleRight)``, ``3 (bits: Barometer, Compass)``, or the number."""
-        text = format_value(value)
-        values = self.values
-        if values:
-            name = values.get(value)
-            return f"{text} ({name})" if name else f"{text} (not in enum)"
-        bits = self.bitmask
-        if bits and value == int(value) and value >= 0:
-            set_bits = [b for b in range(64) if int(value) >> b & 1]
-            names = [bits.get(b, f"bit {b}?") for b in set_bits]
-            return f"{text} ({', '.join(names) if names else 'none'})"
-        return f"{text} {self.units}".strip() if self.units else text
+        return label_of(self, value)
 
     def problems(self, value: float) -> list[str]:
         """What is wrong with ``value`` for this parameter, per the metadata."""
@@ -171,9 +193,15 @@ class Metadata:
         init=False, repr=False, compare=False
     )
 
+    _tables: Callable[[str], LabelTables | None] | None = field(
+        init=False, repr=False, compare=False
+    )
+
     def __post_init__(self) -> None:
-        # A cached parse keeps every name's summary beside its names (nothing to decode).
+        # A cached parse keeps every name's summary beside its names (nothing to decode), and
+        # its label tables beside its entry (a shorter line to decode, made once).
         self._summary = getattr(self.params, "summary", None) or self._summary_of_entry
+        self._tables = getattr(self.params, "label_tables", None)
 
     def _summary_of_entry(self, name: str) -> tuple[str, str | None] | None:
         raw = self.params.get(name)
@@ -214,6 +242,9 @@ class Metadata:
         if summary is not None and (units := summary[1]) is not None:
             text = format_value(value)
             return f"{text} {units}".strip() if units else text
+        tables = self._tables(name) if summary is not None and self._tables else None
+        if tables is not None:
+            return label_of(tables, value)
         meta = self.get(name)
         return meta.label(value) if meta else format_value(value)
 

@@ -2,15 +2,16 @@
 
 ``apm.pdef.json`` is 2 MB of indented JSON; parsing it is the largest single cost of a compare
 or a check. Its parameters are kept, per sha256 of the verified source bytes, in a compact form
-that loads in a few milliseconds: a header line, the parameter names as one JSON array, the
-names indexed by flag (``Calibration``, ``RebootRequired``, ...; classifying decodes nothing),
-what every table row reads (display names, and the units of each parameter whose label is its
-number and units) as two arrays in the order of the names, then each parameter's metadata as
-one line of compact JSON, decoded only when that parameter is looked up. The cache directory is
-not trusted code, so the form is plain JSON text (never pickle or marshal), and it is verified
-like every cache entry: the header names the format, the kind, the source's sha256 and the
-sha256 of everything after it. An entry that fails any of these (corrupt, truncated, edited,
-from another format version) is rebuilt from the source bytes, never used.
+that loads in a few milliseconds: a header line; the head (``_Head``: the parameter names as one
+JSON array, the names indexed by flag so classifying decodes nothing, what every table row
+reads — display names, and each label's units or the number of its label tables — and where
+each later line starts); then each parameter's metadata as one line of compact JSON, decoded
+only when that parameter is looked up; then each distinct enum/bitmask label table once, decoded
+when a label needs it. The cache directory is not trusted code, so the form is plain JSON
+text (never pickle or marshal), and it is verified like every cache entry: the header names the
+format, the kind, the source's sha256 and the sha256 of everything after it. An entry that fails
+any of these (corrupt, truncated, edited, from another format version) is rebuilt from the
+source bytes, never used.
 """
 
 from __future__ import annotations
@@ -23,13 +24,20 @@ from typing import Any, NamedTuple
 
 from ..errors import InputError
 from ..files import PARSED_FORMAT, parsed_entry_path, read_parsed, write_parsed
-from ..model.metadata import Metadata, is_flag_set, parse_pdef, summarize
+from ..model.metadata import (
+    LabelTables,
+    Metadata,
+    is_flag_set,
+    label_tables_of,
+    parse_pdef,
+    summarize,
+)
 from .cache import Cache
 
 FORMAT = PARSED_FORMAT
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 METADATA_KIND = "pdef"
-_UNITS = {str, type(None)}  # a plain label's units, or None: the label needs the whole entry
+_UNITS = {str, int, type(None)}  # see _Head.units
 
 
 def parsed_path(cache: Cache, kind: str, source_sha256: str) -> Path:
@@ -57,6 +65,7 @@ class LazyParams(Mapping[str, dict[str, Any]]):
         self._entries = entries  # every name's line, one after another (head.starts)
         self._flags: dict[str, frozenset[str]] = {}
         self._decoded: dict[str, dict[str, Any]] = {}
+        self._tables: dict[int, LabelTables] = {}  # by number (_Head.units)
         self._where = where
 
     def __getitem__(self, name: str) -> dict[str, Any]:
@@ -91,22 +100,52 @@ class LazyParams(Mapping[str, dict[str, Any]]):
         """(display name, units) of ``name`` as ``summarize`` gives them, or None when the
         metadata lacks the name; a compare reads these for every row, so none is decoded."""
         row = self._row.get(name)
-        return None if row is None else (self._head.shown[row], self._head.units[row])
+        if row is None:
+            return None
+        units = self._head.units[row]
+        return self._head.shown[row], units if type(units) is str else None
+
+    def label_tables(self, name: str) -> LabelTables | None:
+        """What ``label_of`` reads for ``name``, or None: read its entry. Parameters share
+        tables (SERVO1..16_FUNCTION one enum), kept once after the entries: a three-way table
+        decodes ~200 of them, 38 kB, where its entries' lines were ~440, 160 kB."""
+        table = self._head.units[self._row[name]]
+        if type(table) is not int:
+            return None
+        if table not in self._tables:
+            line = len(self._names) + table
+            if table < 0 or line >= len(self._head.starts):
+                raise self._malformed()
+            try:
+                values, bits, units = self._scan(line)
+                tables = LabelTables(dict(values), dict(bits), units)
+                _check_tables(tables)
+            except (TypeError, ValueError):  # not three items, pairs, or of the right types
+                raise self._malformed() from None
+            self._tables[table] = tables
+        return self._tables[table]
 
     def _decode(self, row: int) -> dict[str, Any]:
+        raw = self._scan(row)
+        if not isinstance(raw, dict):
+            raise self._malformed()
+        return raw
+
+    def _scan(self, line: int) -> Any:
+        """The JSON value on a line after the head (a name's entry, then the label tables)."""
         starts = self._head.starts
-        start = starts[row]
-        end = starts[row + 1] - 1 if row + 1 < len(starts) else len(self._entries)
+        start = starts[line]
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self._entries)
         # The C scanner itself: json.loads's Python layers cost more than the parse of a line.
         try:
             if type(start) is not int or type(end) is not int or not 0 <= start <= end:
                 raise ValueError
             text = self._entries[start:end].decode()
             raw, stop = _SCAN(text, 0)
+            if stop != len(text):
+                raise ValueError
         except (ValueError, StopIteration):
-            raw, text, stop = None, "", -1
-        if not isinstance(raw, dict) or stop != len(text):
-            raise self._malformed()
+            raise self._malformed() from None
         return raw
 
     def __contains__(self, name: object) -> bool:
@@ -125,8 +164,10 @@ class _Head(NamedTuple):
     names: list[str]
     flags: dict[str, Any]  # flag -> row numbers, made into name sets when asked for
     shown: list[str]  # display names
-    units: list[str | None]  # summarize's units (None: the label needs the whole entry)
-    starts: list[int]  # where each row's line starts in what follows the head
+    # text: summarize's units (the label is the number and these); a number: which label
+    # tables; null: the label needs the whole entry
+    units: list[str | int | None]
+    starts: list[int]  # where each line after the head starts: the names' entries, then tables
 
 
 HEAD_LINES = len(_Head._fields)
@@ -140,13 +181,38 @@ def _encode_params(params: Mapping[str, dict[str, Any]]) -> bytes:
             if is_flag_set(params[name], key):
                 flags.setdefault(key, []).append(i)
     summaries = [summarize(params[n]) for n in names]
+    tables: dict[str, int] = {}  # each distinct table's JSON -> its number
+    units = [
+        s[1] if s[1] is not None else _table(params[n], tables)
+        for n, s in zip(names, summaries, strict=True)
+    ]
     # ASCII (non-ASCII escaped): each line is decoded on its own when looked up, fast.
-    lines = [json.dumps(params[n], separators=(",", ":")) for n in names]
+    lines = [json.dumps(params[n], separators=(",", ":")) for n in names] + list(tables)
     # Where each line starts: reading the entry splits off the head only (splitting 5,000
     # lines cost ~1 ms a load).
     starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
-    head = _Head(names, flags, [s[0] for s in summaries], [s[1] for s in summaries], starts)
+    head = _Head(names, flags, [s[0] for s in summaries], units, starts)
     return "\n".join([*map(json.dumps, head), *lines]).encode()
+
+
+def _table(raw: dict[str, Any], tables: dict[str, int]) -> int | None:
+    """The number of ``raw``'s label tables in ``tables`` (added when new), or None when
+    ParamMeta must read the entry itself."""
+    found = label_tables_of(raw)
+    if found is None:
+        return None
+    text = json.dumps([list(found.values.items()), list(found.bitmask.items()), found.units])
+    return tables.setdefault(text, len(tables))
+
+
+def _check_tables(tables: LabelTables) -> None:
+    values, bits, units = tables
+    if not set(map(type, values)) <= {float} or not set(map(type, bits)) <= {int}:
+        raise TypeError
+    if not set(map(type, values.values())) | set(map(type, bits.values())) <= {str}:
+        raise TypeError
+    if type(units) is not str:
+        raise TypeError
 
 
 def _decode_params(payload: list[bytes], where: Path) -> LazyParams | None:
@@ -159,7 +225,7 @@ def _decode_params(payload: list[bytes], where: Path) -> LazyParams | None:
     names, flags, shown, units, starts = head
     if not all(isinstance(a, list) for a in (names, shown, units, starts)):
         return None
-    if not names or not len(names) == len(shown) == len(units) == len(starts):
+    if not names or not len(names) == len(shown) == len(units) <= len(starts):
         return None
     if not isinstance(flags, dict) or set(map(type, names)) != {str}:
         return None
