@@ -269,7 +269,13 @@ TABLE = OptionGroup(  # which rows and which format: ``table: TableOptions``
             metavar="GLOB",
             help="Only names matching GLOB (e.g. 'SERVO*').",
         ),
-        _arg("--format", dest="fmt", choices=TABLE_FORMATS, default="text", help="[default: text]"),
+        _arg(
+            "--format",
+            dest="fmt",
+            choices=TABLE_FORMATS,
+            default="text",
+            help="Table format. [default: text]",
+        ),
     ),
     _build_table,
 )
@@ -281,7 +287,7 @@ INPUT = (
         "--input-format",
         choices=["auto", "params", "mp", "qgc", "blueos", "sdf"],
         default="auto",
-        help="[default: auto]",
+        help="How to read the files. [default: auto]",
     ),
     _arg(
         "--root",

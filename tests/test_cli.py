@@ -338,3 +338,28 @@ def test_control_sequences_never_reach_a_file_or_a_pipe(tmp_path: Path) -> None:
     out = run_cli(["diff", "--format", "csv", str(red), SITL])
     assert out.exit_code == 1
     assert out.stdout.startswith("name,ared.params,sitl.params,") and "\x1b" not in out.output
+
+
+def test_environment_variables_are_defaults_an_empty_one_unset(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARAMDIFF_MIRROR", str(tmp_path / "mirror"))
+    monkeypatch.setenv("PARAMDIFF_CACHE", str(tmp_path / "env-cache"))
+    out = run_cli(["fetch", "--root", str(project)])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "env-cache").is_dir()
+    option = run_cli(["derive", "--root", str(project), "--cache-dir", str(tmp_path / "opt")])
+    assert option.exit_code == 0, option.output
+    assert (tmp_path / "opt").is_dir()  # the option wins over the variable
+    assert not (tmp_path / "xdg-cache").exists()
+    monkeypatch.setenv("PARAMDIFF_CACHE", "")  # unset: the user's cache (XDG_CACHE_HOME here)
+    empty = run_cli(["derive", "--check", "--root", str(project)])
+    assert empty.exit_code == 0, empty.output
+    assert (tmp_path / "xdg-cache").is_dir()
+    monkeypatch.setenv("PARAMDIFF_CACHE", str(project / "sources.yaml"))  # a file: refused
+    refused = run_cli(["derive", "--check", "--root", str(project)])
+    assert (refused.exit_code, refused.output) == (
+        2,
+        f"Error: {project / 'sources.yaml'}: --cache-dir names a file, not a directory — "
+        "name a directory\n",
+    )
