@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -36,6 +37,8 @@ def same_value(a: float, b: float) -> bool:
     return fa == fb or math.isclose(fa, fb, rel_tol=2.0**-22, abs_tol=1e-12)
 
 
+# A table repeats few values (133 distinct in a diff's 2,202): formatting them 0.54 -> 0.25 ms.
+@functools.lru_cache(maxsize=4096)
 def format_value(x: float) -> str:
     """The shortest decimal that reads back as the same float32, written as a person would."""
     if x == int(x) and abs(x) < 2**53:

@@ -13,6 +13,8 @@ breaks (CR, LF) as spaces in every cell, so a value can never split a row. The r
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import compress, count
+from operator import itemgetter
 
 
 def _column_widths(rows: Sequence[Sequence[str]]) -> list[int]:
@@ -21,10 +23,23 @@ def _column_widths(rows: Sequence[Sequence[str]]) -> list[int]:
     return [max(map(len, column)) for column in zip(*rows, strict=True)]
 
 
-def _cut_row(row: Sequence[str], columns: list[int], limit: int) -> Sequence[str]:
-    if all(len(row[i]) <= limit for i in columns):
-        return row
-    return [cut_cell(c, limit) for c in row]
+def _cut(
+    rows: Sequence[Sequence[str]], widths: list[int], limit: int
+) -> tuple[list[Sequence[str]], list[int]]:
+    """``rows`` with every cell cut at ``limit``, and their widths: only the rows holding a
+    long cell are copied, found column by column without a Python step per row."""
+    long = [i for i, width in enumerate(widths) if width > limit]
+    cut_rows: set[int] = set()
+    for i in long:
+        lengths = map(len, map(itemgetter(i), rows))
+        cut_rows.update(compress(count(), map(limit.__lt__, lengths)))
+    out = list(rows)
+    for j in cut_rows:
+        out[j] = [cut_cell(c, limit) for c in out[j]]
+    widths = list(widths)
+    for i in long:
+        widths[i] = max(map(len, map(itemgetter(i), out)))
+    return out, widths
 
 
 def markdown_cell(text: str) -> str:
@@ -79,10 +94,8 @@ def table(
         yield from markdown_table(headers, rows)
         return
     widths = _column_widths(rows) if rows else [0] * len(headers)
-    long = [i for i, width in enumerate(widths) if cell_max is not None and width > cell_max]
-    if cell_max is not None and long:  # only rows with a long cell are copied (most have none)
-        rows = [_cut_row(row, long, cell_max) for row in rows]
-        widths = _column_widths(rows)
+    if cell_max is not None and max(widths, default=0) > cell_max:
+        rows, widths = _cut(rows, widths, cell_max)
     widths = [max(w, len(h) + 2) for w, h in zip(widths, headers, strict=True)]
     # One format for every line: "{:<w}" pads as str.ljust does.
     line = "  ".join(f"{{:<{w}}}" for w in widths)
