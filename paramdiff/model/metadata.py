@@ -25,7 +25,7 @@ def is_flag_set(raw: Mapping[str, Any], flag: str) -> bool:
 
 def summarize(raw: Mapping[str, Any]) -> tuple[str, str | None]:
     """(display name, units) of a parameter's entry: what every table row reads. Units are None
-    when the entry has values or bits to name (its label needs the whole entry)."""
+    when the entry has values or bits to name (its label needs its label tables)."""
     plain = not raw.get("Values") and not raw.get("Bitmask")
     return str(raw.get("DisplayName", "")), str(raw.get("Units", "")) if plain else None
 
@@ -192,14 +192,13 @@ class Metadata:
     _summary: Callable[[str], tuple[str, str | None] | None] = field(
         init=False, repr=False, compare=False
     )
-
     _tables: Callable[[str], LabelTables | None] | None = field(
         init=False, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
         # A cached parse keeps every name's summary beside its names (nothing to decode), and
-        # its label tables beside its entry (a shorter line to decode, made once).
+        # each distinct label table once (upstream/parsed.py): a label decodes no entry.
         self._summary = getattr(self.params, "summary", None) or self._summary_of_entry
         self._tables = getattr(self.params, "label_tables", None)
 
@@ -236,8 +235,8 @@ class Metadata:
         return summary[0] if summary is not None else None
 
     def label(self, name: str, value: float) -> str:
-        """``value`` as ``ParamMeta.label`` writes it (a plain number and units from the
-        summary: a table labels ~1,400 values and most have no enum or bits)."""
+        """``value`` as ``ParamMeta.label`` writes it, from the summary (a number and units:
+        most of a table's ~1,400 values) or the label tables when the cached parse has them."""
         summary = self._summary(name)
         if summary is not None and (units := summary[1]) is not None:
             text = format_value(value)
