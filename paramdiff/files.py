@@ -266,26 +266,48 @@ def parsed_entry_path(root: Path, kind: str, source_sha256: str) -> Path:
     return root / "parsed" / kind / source_sha256[:2] / source_sha256
 
 
-def read_parsed(
-    root: Path, kind: str, source_sha256: str, head_lines: int | None = None
-) -> list[bytes] | None:
-    """The entry's payload as lines, when its header and digest check out, else None: every
-    line, or its first ``head_lines`` and then the rest whole. The bytes are split once and
-    hashed in place."""
+def _verified_entry(root: Path, kind: str, source_sha256: str) -> tuple[bytes, int] | None:
+    """The entry's bytes and where its payload starts, when its header and the payload's digest
+    check out, else None. The payload is hashed in place (never copied)."""
     import hashlib
 
     try:  # a regular file of bounded size (a FIFO planted in the cache must not hang a run)
         data = read_regular(parsed_entry_path(root, kind, source_sha256))
     except (OSError, InputError):
         return None
-    lines = data.split(b"\n", -1 if head_lines is None else head_lines + 1)
-    if len(lines) < 2:
+    end = data.find(b"\n")
+    if end < 0:
         return None
-    head = lines[0]
-    digest = hashlib.sha256(memoryview(data)[len(head) + 1 :]).hexdigest()
-    if head != f"{PARSED_FORMAT} {kind} {source_sha256} {digest}".encode():
+    digest = hashlib.sha256(memoryview(data)[end + 1 :]).hexdigest()
+    if data[:end] != f"{PARSED_FORMAT} {kind} {source_sha256} {digest}".encode():
         return None
-    return lines[1:]
+    return data, end + 1
+
+
+def read_parsed(root: Path, kind: str, source_sha256: str) -> list[bytes] | None:
+    """The entry's payload as lines, when its header and digest check out, else None."""
+    entry = _verified_entry(root, kind, source_sha256)
+    return None if entry is None else entry[0][entry[1] :].split(b"\n")
+
+
+def read_parsed_head(
+    root: Path, kind: str, source_sha256: str, head_lines: int
+) -> tuple[list[bytes], bytes, int] | None:
+    """The payload's first ``head_lines`` lines, the entry's bytes and where the rest of the
+    payload starts in them, when the entry checks out (as read_parsed) and has that many lines.
+    The rest is not copied: copying (and faulting in) 1.8 MB of metadata took ~1.4 ms."""
+    entry = _verified_entry(root, kind, source_sha256)
+    if entry is None:
+        return None
+    data, pos = entry
+    head = []
+    for _ in range(head_lines):
+        end = data.find(b"\n", pos)
+        if end < 0:
+            return None
+        head.append(data[pos:end])
+        pos = end + 1
+    return head, data, pos
 
 
 def write_parsed(root: Path, kind: str, source_sha256: str, payload: bytes) -> None:

@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import InputError
-from ..files import PARSED_FORMAT, parsed_entry_path, read_parsed, write_parsed
+from ..files import (
+    PARSED_FORMAT,
+    parsed_entry_path,
+    read_parsed,
+    read_parsed_head,
+    write_parsed,
+)
 from ..model.metadata import (
     LabelTables,
     Metadata,
@@ -58,11 +64,12 @@ class LazyParams(Mapping[str, dict[str, Any]]):
     """name -> metadata dict, each decoded from its compact JSON line on first lookup; a
     name's display name and plain units without decoding it (see ``summary``)."""
 
-    def __init__(self, head: _Head, entries: bytes, where: Path) -> None:
+    def __init__(self, head: _Head, entry: bytes, base: int, where: Path) -> None:
         self._names = head.names
         self._row = dict(zip(head.names, range(len(head.names)), strict=True))
         self._head = head
-        self._entries = entries  # every name's line, one after another (head.starts)
+        self._entry = entry  # the whole entry: the lines after the head start at ``base``
+        self._base = base
         self._flags: dict[str, frozenset[str]] = {}
         self._decoded: dict[str, dict[str, Any]] = {}
         self._tables: dict[int, LabelTables] = {}  # by number (_Head.units)
@@ -133,14 +140,14 @@ class LazyParams(Mapping[str, dict[str, Any]]):
 
     def _scan(self, line: int) -> Any:
         """The JSON value on a line after the head (a name's entry, then the label tables)."""
-        starts = self._head.starts
+        starts, base = self._head.starts, self._base
         start = starts[line]
-        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self._entries)
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self._entry) - base
         # The C scanner itself: json.loads's Python layers cost more than the parse of a line.
         try:
             if type(start) is not int or type(end) is not int or not 0 <= start <= end:
                 raise ValueError
-            text = self._entries[start:end].decode()
+            text = self._entry[base + start : base + end].decode()
             raw, stop = _SCAN(text, 0)
             if stop != len(text):
                 raise ValueError
@@ -215,11 +222,9 @@ def _check_tables(tables: LabelTables) -> None:
         raise TypeError
 
 
-def _decode_params(payload: list[bytes], where: Path) -> LazyParams | None:
-    if len(payload) != HEAD_LINES + 1:
-        return None
+def _decode_params(lines: list[bytes], entry: bytes, base: int, where: Path) -> LazyParams | None:
     try:
-        head = _Head(*(json.loads(line) for line in payload[:HEAD_LINES]))
+        head = _Head(*(json.loads(line) for line in lines))
     except (UnicodeDecodeError, ValueError):
         return None
     names, flags, shown, units, starts = head
@@ -231,7 +236,7 @@ def _decode_params(payload: list[bytes], where: Path) -> LazyParams | None:
         return None
     if set(map(type, shown)) != {str} or not set(map(type, units)) <= _UNITS:
         return None
-    return LazyParams(head, payload[HEAD_LINES], where)
+    return LazyParams(head, entry, base, where)
 
 
 def load_metadata(
@@ -240,8 +245,8 @@ def load_metadata(
     """``apm.pdef.json`` (``data``, already verified to hash to ``source_sha256``) as
     Metadata: from its parsed entry when that verifies, else parsed and the entry written."""
     where = parsed_path(cache, METADATA_KIND, source_sha256)
-    payload = read_parsed(cache.root, METADATA_KIND, source_sha256, head_lines=HEAD_LINES)
-    params = _decode_params(payload, where) if payload is not None else None
+    found = read_parsed_head(cache.root, METADATA_KIND, source_sha256, HEAD_LINES)
+    params = _decode_params(*found, where) if found is not None else None
     if params is not None:
         return Metadata(file=file, firmware=firmware, params=params)
     meta = parse_pdef(data, file, firmware)
