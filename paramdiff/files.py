@@ -72,7 +72,12 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
         )
     with os.fdopen(fd, "rb") as fh:
         try:
-            data = fh.read(limit + 1)
+            # Ask for the size fstat gave (+1 to see growth), not limit + 1: read(n) allocates
+            # n bytes first, and 8 MiB per read made a 2 MB cache entry 1 ms instead of 0.05.
+            want = min(info.st_size, limit) + 1
+            data = fh.read(want)
+            if len(data) == want and want <= limit:  # it grew, or fstat said 0 (/proc)
+                data += fh.read(limit + 1 - want)
         except OSError as exc:
             raise InputError(
                 f"cannot read the file: {exc.strerror or exc}", "check the file", file=name
