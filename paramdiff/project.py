@@ -116,6 +116,7 @@ class PinContext:
         self._sources: dict[str, Source] = {}
         self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
+        self._model_checks: dict[str, ModelCheck] = {}
 
     # -- bytes
 
@@ -429,12 +430,19 @@ class PinContext:
             self.metadata,
         )
 
+    def pinned_check(self, role: str) -> ModelCheck:
+        """A pinned model role checked against what SITL runs, once per pin: the report and
+        `check`'s target models read the same model."""
+        if role not in self._model_checks:
+            _, file, data, resolve = self.pinned_model(role)
+            self._model_checks[role] = self.check_model(data, file, resolve)
+        return self._model_checks[role]
+
     def report_inputs(self) -> ReportInputs:
         from .render.report import ReportInputs
 
         derived = self.derived
-        _, file, data, resolve = self.pinned_model("sitl_models")
-        model = self.check_model(data, file, resolve)
+        model = self.pinned_check("sitl_models")
         return ReportInputs(
             self.profile,
             self.pin,
