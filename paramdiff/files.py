@@ -72,12 +72,10 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
         )
     with os.fdopen(fd, "rb") as fh:
         try:
-            # Ask for the size fstat gave (+1 to see growth), not limit + 1: read(n) allocates
-            # n bytes first, and 8 MiB per read made a 2 MB cache entry 1 ms instead of 0.05.
-            want = min(info.st_size, limit) + 1
-            data = fh.read(want)
-            if len(data) == want and want <= limit:  # it grew, or fstat said 0 (/proc)
-                data += fh.read(limit + 1 - want)
+            # Sized to the file: read(limit + 1) allocated 8 MiB (0.7 ms for a 1.7 MB file).
+            data = fh.read(info.st_size + 1)
+            if len(data) > info.st_size:  # it grew since fstat: the rest, up to the limit
+                data += fh.read(limit + 1 - len(data))
         except OSError as exc:
             raise InputError(
                 f"cannot read the file: {exc.strerror or exc}", "check the file", file=name
