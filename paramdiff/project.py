@@ -117,6 +117,7 @@ class PinContext:
         self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
         self._model_checks: dict[str, ModelCheck] = {}
+        self._stacked: dict[str, Layers] = {}  # frame -> its defaults (derive and layers share)
 
     # -- bytes
 
@@ -297,10 +298,12 @@ class PinContext:
                 f"use one of: {', '.join(self.profile.frames) or '(none declared)'}, or declare "
                 "frames in sources.yaml",
             )
-        from .stages.layers import stack
+        if frame not in self._stacked:
+            from .stages.layers import stack
 
-        roles = self.profile.frames[frame]
-        return stack([self.source(r) for r in roles], frame, roles)
+            roles = self.profile.frames[frame]
+            self._stacked[frame] = stack([self.source(r) for r in roles], frame, roles)
+        return self._stacked[frame]
 
     def derive_target(self) -> Target:
         from .stages.derive import Target
