@@ -53,7 +53,7 @@ def markdown_table(
 def _markdown_cells(row: Sequence[str]) -> list[str]:
     """``markdown_cell`` of each cell; a row with no ``|``, CR, LF or ``<`` in any cell (most of
     them) only has its cells stripped, which is all markdown_cell would do (the BlueBoat's full
-    table: 6 -> 1.5 ms)."""
+    table: 6 -> 0.7 ms)."""
     try:
         joined = "".join(row)
     except TypeError:  # a cell that is not a str yet
