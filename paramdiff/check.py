@@ -276,7 +276,10 @@ def _already_read_back(ctx: PinContext, data: bytes) -> int | None:
     want = {line.name: line.value for line in ctx.derived.lines}
     if parsed.keys() != want.keys():
         return None
-    if any(float32(p.value) != float32(want[name]) for name, p in parsed.items()):
+    if any(
+        p.value != want[name] and float32(p.value) != float32(want[name])
+        for name, p in parsed.items()
+    ):
         return None
     return len(parsed)
 

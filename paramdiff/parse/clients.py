@@ -186,6 +186,7 @@ def ap_fgets(data: bytes, size: int = 98, drop: int = 0) -> Iterator[tuple[int, 
 
 # --------------------------------------------------------------------------- the loaders
 
+AP_DELIMITER_BYTES = b", =\t\r\n"
 AP_DELIMITERS = re.compile(rb"[, =\t\r\n]+")
 
 
@@ -207,11 +208,14 @@ def ardupilot_defaults(data: bytes, *, size: int = 98, drop: int = 0) -> Loaded:
     objects set up later; so a name set twice with different values is a conflict.
     """
     out = Loaded("ArduPilot defaults reader (sim_vehicle.py --add-param-file)")
+    numbers: dict[bytes, float] = {}  # strtof of each distinct value token, once
     for line, byte, chunk in ap_fgets(data, size, drop):
-        chunk = chunk.split(b"\0", 1)[0]  # a C string ends at the first NUL
-        if chunk.startswith(b"#"):
+        if chunk.startswith(b"#"):  # (so does the part before a NUL)
             continue
-        tokens = [t for t in AP_DELIMITERS.split(chunk) if t]
+        if b"\0" in chunk:
+            chunk = chunk.split(b"\0", 1)[0]  # a C string ends at the first NUL
+        chunk = chunk.strip(AP_DELIMITER_BYTES)  # strtok_r skips delimiters at either end
+        tokens = AP_DELIMITERS.split(chunk) if chunk else []
         if len(tokens) < 2:
             if tokens:
                 out.skipped.append((line, f"no value after {tokens[0]!r}"))
@@ -220,7 +224,9 @@ def ardupilot_defaults(data: bytes, *, size: int = 98, drop: int = 0) -> Loaded:
         if len(tokens[0]) > NAME_MAX or not NAME_RE.match(name) or name == "FORMAT_VERSION":
             out.skipped.append((line, f"no parameter is called {tokens[0]!r}"))
             continue
-        value = strtof(tokens[1])
+        value = numbers.get(tokens[1])
+        if value is None:
+            value = numbers[tokens[1]] = strtof(tokens[1])
         if not math.isfinite(value):
             out.skipped.append((line, f"{name}: set_float ignores {tokens[1]!r}"))
             continue
