@@ -285,7 +285,7 @@ def test_a_pinned_target_model_fails_check_as_the_report_shows_it(
     label = "sitl_models (acme/models:boat/model.sdf)"
     findings = [line for line in out.output.splitlines() if line.startswith("::error ")]
     mine = [line for line in findings if f"{label}: " in line]
-    assert mine and all("/project/overlays/boat.yaml,line=1," in line for line in mine)
+    assert mine and all("overlays/boat.yaml,line=1," in line for line in mine)
     assert any("but SERVO1_FUNCTION is 74 (ThrottleRight)" in line for line in mine)
     report = (root / "reports/boat-1.0.md").read_text()
     assert f"**{len(mine)} mismatches**" in report
