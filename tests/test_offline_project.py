@@ -7,20 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from helpers import (
     C1,
     C2,
     FIXTURES,
     OVERLAY_YAML,
     SOURCES_YAML,
+    CliResult,
     build_mirror,
     location_args,
+    run_cli,
     small_upstream,
     tree_bytes,
 )
-
-from paramdiff.cli import main
 
 OFFLINE = FIXTURES / "offline"
 AP = "cd" * 20  # the ardupilot and metadata repositories' one commit
@@ -79,8 +78,8 @@ def offline(tmp_path: Path) -> tuple[Path, list[str]]:
     return root, loc
 
 
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
+def invoke(*args: str) -> CliResult:
+    return run_cli(list(args))
 
 
 def generate(loc: list[str]) -> None:
