@@ -201,6 +201,18 @@ def test_read_regular_bounds_what_it_reads(tmp_path: Path) -> None:
         read_regular(tmp_path / "missing")
 
 
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
+def test_read_regular_reads_past_a_size_fstat_does_not_know() -> None:
+    # /proc files are regular with st_size 0: the read asks for the size, then reads on.
+    proc = Path("/proc/self/cmdline")
+    assert proc.stat().st_size == 0
+    assert len(read_regular(proc)) > 0
+    from paramdiff.errors import InputError
+
+    with pytest.raises(InputError, match="over paramdiff's input limit of 1 bytes"):
+        read_regular(proc, limit=1)
+
+
 @pytest.mark.parametrize("what", ["sources.lock", "overlays/boat.yaml"])
 def test_a_directory_where_a_project_file_should_be_is_one_error_line(
     derived: tuple[Path, list[str]], what: str
