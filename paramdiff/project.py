@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .stages.geometry import ModelCheck
     from .stages.layers import Flag, Layers, SitlRun
     from .upstream.cache import Cache
-    from .upstream.fetch import FetchedRole, TransportChoice
+    from .upstream.engine import FetchedRole, TransportChoice
 
 CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
@@ -72,7 +72,7 @@ class Options:
 
     @cached_property
     def _transport_choice(self) -> TransportChoice:
-        from .upstream.fetch import TransportChoice
+        from .upstream.engine import TransportChoice
 
         # One choice per run, so a mirror's MANIFEST.json is read once, not per batch.
         return TransportChoice.from_env(
@@ -126,7 +126,7 @@ class PinContext:
     def fetched(self, roles: list[str]) -> dict[str, FetchedRole]:
         missing = [r for r in roles if r not in self._fetched]
         if missing:
-            from .upstream.fetch import materialize
+            from .upstream.engine import materialize
 
             self._fetched.update(
                 materialize(
