@@ -41,6 +41,9 @@ class Located:
 
 @dataclass
 class CheckOutcome:
+    """What `check` found for one profile: failures with their fixes, what passed, diffs,
+    warnings."""
+
     findings: list[str] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
     passed: list[str] = field(default_factory=list)

@@ -27,6 +27,8 @@ from .yamlfile import YamlDoc, load_yaml
 
 @dataclass(frozen=True)
 class Delta:
+    """One deliberate change the overlay makes to the base, with its reason and line."""
+
     param: str
     value: float
     was: float | None  # None: the base does not set it; the delta adds it
@@ -61,12 +63,16 @@ class Rule:
 
 @dataclass(frozen=True)
 class Section:
+    """A named group of parameters in the derived file."""
+
     name: str
     params: tuple[str, ...]
 
 
 @dataclass
 class Overlay:
+    """An overlay file: the base role, what it leaves out or keeps, its sections and deltas."""
+
     file: str
     sha256: str
     base: str

@@ -57,6 +57,9 @@ class SourceSpec:
 
 @dataclass
 class Profile:
+    """One vehicle in sources.yaml: its pins, roles, overlay, derived and report paths, SITL
+    frame."""
+
     name: str
     description: str
     default_pin: str
@@ -94,6 +97,8 @@ class Profile:
 
 @dataclass
 class Config:
+    """sources.yaml: the categories and every profile."""
+
     file: str
     root: Path
     categories: tuple[Category, ...]

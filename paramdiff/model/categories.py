@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Category:
+    """One category rule of sources.yaml: name, reason and what selects its parameters."""
+
     name: str
     rule: str
     params: tuple[str, ...] = ()
@@ -19,6 +21,8 @@ class Category:
 
 @dataclass(frozen=True)
 class ScriptParams:
+    """Parameter globs a profile's scripts create, with the reason."""
+
     params: str
     reason: str
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class LockedFile:
+    """A locked file's path, size, sha256 and git blob id."""
+
     path: str
     size: int
     sha256: str

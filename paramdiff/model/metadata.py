@@ -24,6 +24,8 @@ def is_flag_set(raw: Mapping[str, Any], flag: str) -> bool:
 
 @dataclass(frozen=True)
 class ParamMeta:
+    """One parameter's entry in apm.pdef.json."""
+
     name: str
     raw: dict[str, Any]
 
@@ -118,6 +120,8 @@ class ParamMeta:
 
 @dataclass
 class Metadata:
+    """A firmware's parameter metadata (apm.pdef.json), looked up by name."""
+
     file: str
     firmware: str  # e.g. "4.7"
     # name -> the file's entry; a read-only mapping (upstream/parsed.py decodes each entry of

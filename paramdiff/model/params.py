@@ -9,6 +9,8 @@ from ..errors import InputError
 
 @dataclass(frozen=True)
 class Origin:
+    """A file and a line."""
+
     file: str
     line: int
 
@@ -38,6 +40,8 @@ class Param:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """A problem with a line of a source, and how to fix it."""
+
     file: str
     line: int
     message: str
@@ -64,6 +68,8 @@ class Fact:
 
 @dataclass
 class ParamFile:
+    """A parsed source: its parameters, header, warnings and facts."""
+
     file: str
     format: str
     params: dict[str, Param] = field(default_factory=dict)

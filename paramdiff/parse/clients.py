@@ -24,6 +24,8 @@ from ..model.values import NAME_MAX, NAME_RE, float32
 
 @dataclass(frozen=True)
 class LoadedValue:
+    """One value as a loading program read it, and where."""
+
     name: str
     value: float
     line: int  # 1-based physical line of the file
@@ -33,6 +35,8 @@ class LoadedValue:
 
 @dataclass
 class Loaded:
+    """What one loading program makes of a file: values, skipped lines, refusals, conflicts."""
+
     loader: str
     values: dict[str, LoadedValue] = field(default_factory=dict)
     skipped: list[tuple[int, str]] = field(default_factory=list)

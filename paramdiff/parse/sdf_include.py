@@ -82,6 +82,8 @@ def rpy(roll: float, pitch: float, yaw: float) -> Mat:
 
 @dataclass(frozen=True)
 class Link:
+    """A link of the merged model, placed in the top model's frame."""
+
     name: str  # scoped: iris_with_standoffs::rotor_0
     pose: Pose  # in the top model's frame
     file: str
@@ -90,6 +92,8 @@ class Link:
 
 @dataclass(frozen=True)
 class Joint:
+    """A joint of the merged model: its links and axis in the top model's frame."""
+
     name: str
     parent: str
     child: str

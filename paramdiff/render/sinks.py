@@ -21,6 +21,8 @@ def join_lines(lines: Iterable[str]) -> str:
 
 @dataclass
 class CheckResult:
+    """Whether a file on disk is what would be written, and the diff when not."""
+
     path: Path
     up_to_date: bool
     diff: str

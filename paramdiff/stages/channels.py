@@ -20,6 +20,8 @@ PARAMETERS = "as an overlay delta"  # a SERVOn_ parameter of the derived file
 
 @dataclass(frozen=True)
 class Finding:
+    """A channel whose model disagrees with what the parameters make of its output, and the fix."""
+
     channel: int
     output: int
     joint: str

@@ -130,6 +130,8 @@ class View:
 
 @dataclass
 class Geometry:
+    """What a model's channels physically are against the frame's rules."""
+
     frame: str  # which rule applied, e.g. "QUAD X (FRAME_CLASS 1, FRAME_TYPE 1)"
     views: list[View]
     findings: list[Finding]
@@ -288,6 +290,8 @@ def _no_rule(vehicle: str | None, params: dict[str, float]) -> str:
 
 @dataclass
 class _Judge:
+    """What judging one model's actuators needs: the parameters, labels and frames."""
+
     actuators: list[Actuator]
     functions: dict[int, float]
     params: dict[str, float]
@@ -716,6 +720,8 @@ def _six_dof_cannot_push(j: _Judge, act: Actuator, assigned: int | None) -> list
 
 @dataclass
 class ModelCheck:
+    """One model checked: its channels, geometry and findings."""
+
     channels: list[Channel]
     geometry: Geometry
     findings: list[Finding]

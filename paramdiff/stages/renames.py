@@ -58,6 +58,8 @@ class Conversion:
 
 @dataclass(frozen=True)
 class Rename:
+    """A parameter ArduPilot renamed: old and new name, firmware, conversion, source."""
+
     old: str
     new: str
     since: str  # firmware major.minor that uses the new name

@@ -96,6 +96,8 @@ class TransportChoice:
 
 @dataclass
 class FetchedRole:
+    """One role's locked bytes (and its includes') and whether they came from the cache."""
+
     spec: SourceSpec
     entry: LockEntry
     data: bytes

@@ -45,6 +45,8 @@ __all__ = [
 
 @dataclass
 class FetchResult:
+    """What fetching one pin did, role by role, and whether the lock was written."""
+
     profile: str
     pin: str
     roles: list[FetchedRole]

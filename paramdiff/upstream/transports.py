@@ -31,6 +31,8 @@ class TransportError(FetchError):
 
 @dataclass(frozen=True)
 class Fetched:
+    """Bytes from a transport and the digests the source claims for them."""
+
     data: bytes
     blob: str | None = None  # git blob id the source claims, if it has one
     sha256: str | None = None  # sha256 the source claims, if it has one
