@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .config.lock import Lock
     from .config.overlay import Overlay
     from .parse.sdf import Channel
-    from .parse.sdf_include import Resolver
+    from .parse.sdf_paths import Resolver
     from .render.report import ReportInputs
     from .render.sinks import Output
     from .stages.classify import Classifier
@@ -40,7 +40,7 @@ def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
     model://NAME``) pull in others at the same commit."""
     if spec.format == "sdf":
-        from .parse.sdf_include import repo_include_paths
+        from .parse.sdf_paths import repo_include_paths
 
         return repo_include_paths(path, data)
     if spec.format != "blueos":
@@ -402,7 +402,7 @@ class PinContext:
 
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
         """A pinned sdf role: label, repository path, bytes, and its locked includes."""
-        from .parse.sdf_include import repo_resolver
+        from .parse.sdf_paths import repo_resolver
 
         f = self.fetched([role])[role]
         label = f"{role} ({f.spec.repo}:{f.spec.path})"
