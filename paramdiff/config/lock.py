@@ -53,7 +53,7 @@ class LockEntry:
         if not self.includes:
             d.pop("includes")
         else:
-            d["includes"] = [asdict(i) for i in self.includes]
+            d["includes"] = [i._asdict() for i in self.includes]
         return d
 
 

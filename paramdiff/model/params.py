@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import InputError
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(NamedTuple):
     """A file and a line."""
 
     file: str
@@ -38,8 +38,7 @@ class Param:
         return Origin(self.file, self.line)
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """A problem with a line of a source, and how to fix it."""
 
     file: str
@@ -54,8 +53,7 @@ class Diagnostic:
         return InputError(self.message, self.fix, file=self.file, line=self.line)
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(NamedTuple):
     """Something a source says that has no parameter equivalent (e.g. an SDF joint type)."""
 
     subject: str

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError, quote
 from ..model.values import NUMBER_RE
@@ -95,8 +95,7 @@ def rpy(roll: float, pitch: float, yaw: float) -> Mat:
     )
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
     """A link of the merged model, placed in the top model's frame."""
 
     name: str  # scoped: iris_with_standoffs::rotor_0
@@ -105,8 +104,7 @@ class Link:
     line: int
 
 
-@dataclass(frozen=True)
-class Joint:
+class Joint(NamedTuple):
     """A joint of the merged model: its links and axis in the top model's frame."""
 
     name: str

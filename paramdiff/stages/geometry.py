@@ -706,7 +706,7 @@ def _six_dof_cannot_push(j: _Judge, act: Actuator, assigned: int | None) -> list
     sign that fits the assigned motor's factors (MOT_n_DIRECTION applied)."""
     sign = 1.0
     if assigned is not None and assigned <= len(VECTORED_6DOF) and any(act.joint.axis):
-        probe = replace(act, channel=replace(act.channel, multiplier=1.0))
+        probe = replace(act, channel=act.channel._replace(multiplier=1.0))
         direction = j.params.get(f"MOT_{assigned}_DIRECTION", 1.0)
         fit = match(wrench(probe, j.reversed(act)), VECTORED_6DOF[assigned - 1]) or 1
         sign = -1.0 if fit * (1 if direction >= 0 else -1) < 0 else 1.0

@@ -13,10 +13,9 @@ import itertools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
 from ..model.metadata import ParamMeta
@@ -31,8 +30,7 @@ _PLACEHOLDER = re.compile(r"\{(\w+)(?:\+(\d+))?\}")
 _DEFAULT_CHECK_BITS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 
 
-@dataclass(frozen=True)
-class Conversion:
+class Conversion(NamedTuple):
     """How an old value becomes the new parameter's value."""
 
     scale: float = 1.0
@@ -56,8 +54,7 @@ class Conversion:
         return "same value"
 
 
-@dataclass(frozen=True)
-class Rename:
+class Rename(NamedTuple):
     """A parameter ArduPilot renamed: old and new name, firmware, conversion, source."""
 
     old: str
@@ -67,8 +64,7 @@ class Rename:
     source: str
 
 
-@dataclass(frozen=True)
-class Pairing:
+class Pairing(NamedTuple):
     """One table row that joins a renamed parameter across sources."""
 
     rename: Rename
