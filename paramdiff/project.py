@@ -374,7 +374,7 @@ class PinContext:
         # Each row also says where its value came from (the file's provenance comments).
         where = read_provenance(lines)
         parsed.params = {
-            n: replace(p, note=f"from {where[n]}") if n in where else p
+            n: p._replace(note=f"from {where[n]}") if n in where else p
             for n, p in parsed.params.items()
         }
         return Source(role=d.target, file=parsed)
@@ -563,7 +563,6 @@ def compare_pins(options: Options, profile: str | None, pins: list[str], role: s
 
     Each side keeps its own firmware's metadata; categories use every pin's metadata.
     """
-    from dataclasses import replace
 
     from .stages.compare import compare
 
