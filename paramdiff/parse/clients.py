@@ -18,13 +18,14 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..model.values import NAME_MAX, NAME_RE, float32
 
 
-@dataclass(frozen=True)
-class LoadedValue:
-    """One value as a loading program read it, and where."""
+class LoadedValue(NamedTuple):
+    """One value as a loading program read it, and where (a NamedTuple: six loaders make one
+    per line of every file check reads, 0.2 us each where a frozen dataclass took 0.6)."""
 
     name: str
     value: float
