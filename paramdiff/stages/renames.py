@@ -25,7 +25,8 @@ DATA_FILE = "paramdiff/data/renames.yaml"
 RULES = ("arming_checks_to_skips",)
 _REQUIRED_KEYS = {"old", "new", "since", "source"}
 _ENTRY_KEYS = {*_REQUIRED_KEYS, "for", "convert"}
-_PLACEHOLDER = re.compile(r"\{(\w+)(?:\+(\d+))?\}")
+# Only renames.yaml's expansion (write_table, tests) fills these: compiled on first use by re.
+_PLACEHOLDER = r"\{(\w+)(?:\+(\d+))?\}"
 # Rover 4.6's documented ARMING_CHECK bits after ALL, for sources without metadata.
 _DEFAULT_CHECK_BITS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 
@@ -124,7 +125,7 @@ def _fill(template: str, bound: Mapping[str, Any]) -> str:
         value = bound[m.group(1)]
         return str(int(value) + int(m.group(2))) if m.group(2) else str(value)
 
-    return _PLACEHOLDER.sub(sub, template)
+    return re.sub(_PLACEHOLDER, sub, template)
 
 
 def _conversion(spec: Any, where: str) -> Conversion:
