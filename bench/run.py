@@ -2,8 +2,12 @@
 
     python bench/run.py [--reps 15] [--mirror ../shared/upstream] [--write-readme]
 
-The peer runs from its own environment (bench/.venv-peer, made here when absent, with the
-`bench` extra's requirements from setup.cfg). Every paramdiff command is paired with a run of
+Each side runs from its own clean environment, installed as a user installs it: the peer in
+bench/.venv-peer (the `bench` extra's requirements from setup.cfg), paramdiff in
+bench/.venv-ours (`pip install .` of this tree, not editable, refreshed on every run, run through
+its `paramdiff` console script). Neither pays for the other's packages, nor for the
+development environment's editable-install finder and test tools (~11 ms per process here).
+Every paramdiff command is paired with a run of
 the peer diffing BlueBoat120.params (4.7) against MotorBoat.params (4.6.3), the two alternating
 (A B, then B A, ...); a row's ratio is the median of its pairs' ratios, so load that comes and
 goes on a busy machine hits both sides. Peak memory is each process's own maximum resident set
@@ -43,8 +47,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-PD = [PY, "-m", "paramdiff"]
 PEER_ENV = ROOT / "bench" / ".venv-peer"
+OURS_ENV = ROOT / "bench" / ".venv-ours"
+OURS_PY = str(OURS_ENV / "bin" / "python")
+PD = [str(OURS_ENV / "bin" / "paramdiff")]
 BLUEOS = "bluerobotics/Blueos-Parameter-Repository"
 HEAD = "d0aedc92e37187df5366c0dd9a6b9fc876d518c5"
 FILE_A = f"raw/{BLUEOS}/{HEAD}/params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params"
@@ -94,6 +100,19 @@ def peer_environment() -> Path:
     subprocess.run([PY, "-m", "venv", str(PEER_ENV)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
     return python
+
+
+def ours_environment() -> None:
+    """bench/.venv-ours with this tree installed as a user installs it (a wheel, not editable):
+    the venv and paramdiff's dependencies are made once, paramdiff itself on every run."""
+    if not (OURS_ENV / "bin" / "python").exists():
+        print(f"making {OURS_ENV.relative_to(ROOT)} ...", file=sys.stderr)
+        subprocess.run([PY, "-m", "venv", str(OURS_ENV)], check=True)
+        subprocess.run([OURS_PY, "-m", "pip", "install", "-q", str(ROOT)], check=True)
+    # --force-reinstall --no-deps: the tree as it is now, whatever its version string says
+    pip = [OURS_PY, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(ROOT)]
+    subprocess.run(pip, check=True, stdout=subprocess.DEVNULL)
+    # the wheel build leaves build/ and *.egg-info in the tree; they are gitignored
 
 
 @dataclass
@@ -206,7 +225,7 @@ def fetch_stack_imports(env: dict[str, str]) -> list[str]:
     found: set[str] = set()
     for args in (["compare", "three-way"], ["check"], ["derive", "--check"]):
         err = subprocess.run(
-            [PY, "-X", "importtime", "-m", "paramdiff", *args],
+            [OURS_PY, "-X", "importtime", *PD, *args],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -332,6 +351,7 @@ def main() -> None:
     args = ap.parse_args()
     mirror = Path(args.mirror).resolve()
     peer_py = peer_environment()
+    ours_environment()
     peer = [str(peer_py), str(peer_py.parent / "mavparmdiff.py"), str(mirror / FILE_A)]
     peer.append(str(mirror / FILE_B))
     load_before = os.getloadavg()
