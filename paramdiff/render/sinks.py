@@ -7,8 +7,8 @@ Generators produce lines; the sink is chosen last, so `derive`, `derive --check`
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import DriftError, UsageError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
@@ -18,8 +18,7 @@ def join_lines(lines: Iterable[str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-@dataclass
-class CheckResult:
+class CheckResult(NamedTuple):
     """Whether a file on disk is what would be written, and the diff when not."""
 
     path: Path
@@ -52,8 +51,7 @@ def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> Ch
     return CheckResult(path, False, diff)
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(NamedTuple):
     """Where a generated file goes: a path (None: stdout), its label, and the command that
     regenerates it (named when --check finds it stale)."""
 

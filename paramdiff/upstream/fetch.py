@@ -9,7 +9,7 @@ Two entry points share one engine (``engine.py``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..config.lock import Lock, LockEntry, read_lock
 from ..config.lockwrite import commit_entries
@@ -82,8 +82,8 @@ def _jobs(
             # The entry is replaced only once it verifies as it stands (its own repo, commit,
             # path, size, digests, includes), so an edited entry fails and stays as it was;
             # what replaces it comes from sources.yaml alone.
-            as_locked = replace(
-                spec, repo=entry.repo, ref=entry.ref, path=entry.path, format=entry.format
+            as_locked = spec._replace(
+                repo=entry.repo, ref=entry.ref, path=entry.path, format=entry.format
             )
             checks.append((as_locked, entry, False))
         jobs.append((spec, None if stale else entry, update or stale or entry is None))
