@@ -214,8 +214,9 @@ def scale(files: list[Path], env: dict[str, str]) -> list[Scale]:
         cmd = [*PD, "diff", "--lenient", "--format", "csv", *map(str, files[:n])]
         out.append(Scale(n, "csv", run(cmd, env, count_output=True)))
     for fmt in ("csv", "json"):
-        cmd = [*PD, "diff", "--lenient", "--format", fmt, *map(str, files)]
-        nothing = [*cmd[:4], "--param", "NO_SUCH_NAME", *cmd[4:]]
+        options = ["diff", "--lenient", "--format", fmt]
+        cmd = [*PD, *options, *map(str, files)]
+        nothing = [*PD, *options, "--param", "NO_SUCH_NAME", *map(str, files)]
         out.append(Scale(total, fmt, run(cmd, env), run(nothing, env)))
     return out
 

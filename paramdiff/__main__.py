@@ -1,5 +1,7 @@
 """`python -m paramdiff`: the command line."""
 
+import sys
+
 from .cli import main
 
-main()
+sys.exit(main(prog="python -m paramdiff"))  # the name usage lines show, as `paramdiff` is

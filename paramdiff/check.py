@@ -279,7 +279,10 @@ def _already_read_back(ctx: PinContext, data: bytes) -> int | None:
     want = {line.name: line.value for line in ctx.derived.lines}
     if parsed.keys() != want.keys():
         return None
-    if any(float32(p.value) != float32(want[name]) for name, p in parsed.items()):
+    if any(
+        p.value != want[name] and float32(p.value) != float32(want[name])
+        for name, p in parsed.items()
+    ):
         return None
     return len(parsed)
 
@@ -324,8 +327,10 @@ def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) 
 
 
 def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
-    for name, file, data, resolve, local in _target_models(ctx, models):
-        checked = ctx.check_model(data, file, resolve)
+    for name, file, data, resolve, role in _target_models(ctx, models):
+        # A pinned model is the one the report checks too: checked once per pin.
+        checked = ctx.pinned_check(role) if role else ctx.check_model(data, file, resolve)
+        local = role is None
         channels, findings = checked.channels, checked.findings
         for finding in findings:
             if finding.fix_in == SOURCES:
@@ -349,18 +354,18 @@ def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: Ch
 
 def _target_models(
     ctx: PinContext, extra: list[Path]
-) -> list[tuple[str, str, bytes, Resolver, bool]]:
-    """(label, file, bytes, include resolver, in this repository) of the profile's target
-    models — pinned sdf roles (includes from the same commit, as locked) or paths in this
-    repository — then of each --model file (includes from sibling folders, then
+) -> list[tuple[str, str, bytes, Resolver, str | None]]:
+    """(label, file, bytes, include resolver, pinned role or None: in this repository) of the
+    profile's target models — pinned sdf roles (includes from the same commit, as locked) or
+    paths in this repository — then of each --model file (includes from sibling folders, then
     GZ_SIM_RESOURCE_PATH)."""
-    out: list[tuple[str, str, bytes, Resolver, bool]] = []
+    out: list[tuple[str, str, bytes, Resolver, str | None]] = []
     for target in ctx.profile.target_models:
         if target in ctx.specs:
-            out.append((*ctx.pinned_model(target), False))
+            out.append((*ctx.pinned_model(target), target))
         else:
             path = project_path(ctx.config.root, target)
-            out.append((target, target, read_local(path), local_resolver(), True))
+            out.append((target, target, read_local(path), local_resolver(), None))
     for p in extra:
-        out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), True))
+        out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), None))
     return out

@@ -72,7 +72,10 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
         )
     with os.fdopen(fd, "rb") as fh:
         try:
-            data = fh.read(limit + 1)
+            # Sized to the file: read(limit + 1) allocated 8 MiB (0.7 ms for a 1.7 MB file).
+            data = fh.read(info.st_size + 1)
+            if len(data) > info.st_size:  # it grew since fstat: the rest, up to the limit
+                data += fh.read(limit + 1 - len(data))
         except OSError as exc:
             raise InputError(
                 f"cannot read the file: {exc.strerror or exc}", "check the file", file=name

@@ -116,6 +116,8 @@ class PinContext:
         self._sources: dict[str, Source] = {}
         self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
+        self._model_checks: dict[str, ModelCheck] = {}
+        self._stacked: dict[str, Layers] = {}  # frame -> its defaults (derive and layers share)
 
     # -- bytes
 
@@ -296,10 +298,12 @@ class PinContext:
                 f"use one of: {', '.join(self.profile.frames) or '(none declared)'}, or declare "
                 "frames in sources.yaml",
             )
-        from .stages.layers import stack
+        if frame not in self._stacked:
+            from .stages.layers import stack
 
-        roles = self.profile.frames[frame]
-        return stack([self.source(r) for r in roles], frame, roles)
+            roles = self.profile.frames[frame]
+            self._stacked[frame] = stack([self.source(r) for r in roles], frame, roles)
+        return self._stacked[frame]
 
     def derive_target(self) -> Target:
         from .stages.derive import Target
@@ -429,12 +433,19 @@ class PinContext:
             self.metadata,
         )
 
+    def pinned_check(self, role: str) -> ModelCheck:
+        """A pinned model role checked against what SITL runs, once per pin: the report and
+        `check`'s target models read the same model."""
+        if role not in self._model_checks:
+            _, file, data, resolve = self.pinned_model(role)
+            self._model_checks[role] = self.check_model(data, file, resolve)
+        return self._model_checks[role]
+
     def report_inputs(self) -> ReportInputs:
         from .render.report import ReportInputs
 
         derived = self.derived
-        _, file, data, resolve = self.pinned_model("sitl_models")
-        model = self.check_model(data, file, resolve)
+        model = self.pinned_check("sitl_models")
         return ReportInputs(
             self.profile,
             self.pin,

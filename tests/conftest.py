@@ -67,13 +67,10 @@ def project(tmp_path: Path) -> Path:
 def derived(project: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     """The small project, fetched, with its derived file and report written; and the
     options that point a command at it."""
-    from click.testing import CliRunner
-    from helpers import location_args
-
-    from paramdiff.cli import main
+    from helpers import location_args, run_cli
 
     loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
     for command in ("fetch", "derive", "report"):
-        result = CliRunner().invoke(main, [command, *loc])
+        result = run_cli([command, *loc])
         assert result.exit_code == 0, result.output
     return project, loc

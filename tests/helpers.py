@@ -1,5 +1,6 @@
-"""Test helpers: a real HTTP server with fault injection, mirror builders, a small project,
-and tree snapshots. Fixtures that use them live in conftest.py."""
+"""Test helpers: the command line run in this process, a real HTTP server with fault
+injection, mirror builders, a small project, and tree snapshots. Fixtures that use them live
+in conftest.py."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import functools
 import gzip
 import hashlib
 import http.server
+import io
 import json
 import os
 import shutil
@@ -16,9 +18,10 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +41,56 @@ def shared_mirror(config: pytest.Config) -> Path:
     if not (SHARED_MIRROR / "MANIFEST.json").exists():
         pytest.skip(f"no upstream mirror at {SHARED_MIRROR} (integration tests need ../shared)")
     return SHARED_MIRROR
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What a command printed, and its exit code."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    output: str  # stdout and stderr interleaved in the order written, as a terminal shows them
+
+
+class _Copying(io.BytesIO):
+    """A captured stream's bytes, each write also copied into the interleaved ``mixed``."""
+
+    def __init__(self, mixed: io.BytesIO) -> None:
+        super().__init__()
+        self.mixed = mixed
+
+    def write(self, data: Any) -> int:
+        self.mixed.write(data)
+        return super().write(data)
+
+
+def captured(call: Callable[[], int]) -> CliResult:
+    """Run ``call`` with sys.stdout and sys.stderr captured as UTF-8 text streams (strict,
+    like a real one: text that cannot be encoded fails here too)."""
+    mixed = io.BytesIO()
+    out, err = _Copying(mixed), _Copying(mixed)
+    with (
+        io.TextIOWrapper(out, encoding="utf-8", write_through=True) as text_out,
+        io.TextIOWrapper(err, encoding="utf-8", write_through=True) as text_err,
+    ):
+        with contextlib.redirect_stdout(text_out), contextlib.redirect_stderr(text_err):
+            code = call()
+        result = CliResult(
+            code, out.getvalue().decode(), err.getvalue().decode(), mixed.getvalue().decode()
+        )
+    return result
+
+
+def run_cli(args: list[str]) -> CliResult:
+    """`paramdiff ARGS...` in this process, through the real entry point: parsing, the
+    command, and the error boundary."""
+    from paramdiff.cli import main
+
+    return captured(lambda: main(args))
 
 
 # --------------------------------------------------------------------------- mirror builder

@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT
+from helpers import ROOT, run_cli
 
-from paramdiff.cli import main
 from paramdiff.render.github import annotation, escape_data, escape_property
 
 WORKFLOW = ROOT / ".github" / "workflows" / "paramdiff.yml"
@@ -61,7 +59,7 @@ def test_check_annotates_a_stale_overlay_delta_at_its_line(
     overlay.write_text(overlay.read_text().replace("was: 1510", "was: 1520"))
     line = 1 + overlay.read_text().splitlines().index("  - param: SERVO1_TRIM")
     monkeypatch.chdir(project)  # a workflow runs at the repository root
-    result = CliRunner().invoke(main, ["check", "--format", "github", *loc])
+    result = run_cli(["check", "--format", "github", *loc])
     assert result.exit_code == 1
     errors = [ln for ln in result.output.splitlines() if ln.startswith("::error")]
     assert len(errors) == 1, result.output
@@ -83,7 +81,7 @@ def test_check_annotates_a_hand_edited_derived_file_at_the_first_changed_line(
     lines[i] = "WP_RADIUS        5"
     derived.write_text("\n".join(lines) + "\n")
     monkeypatch.chdir(project)
-    result = CliRunner().invoke(main, ["check", "--format", "github", *loc])
+    result = run_cli(["check", "--format", "github", *loc])
     assert result.exit_code == 1
     errors = [runner_parse(ln) for ln in result.output.splitlines() if ln.startswith("::error")]
     located = [(p["file"], p.get("line")) for _, p, _ in errors]

@@ -6,23 +6,21 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import FIXTURES, build_mirror, location_args, small_upstream, tree_bytes
+from helpers import FIXTURES, build_mirror, location_args, run_cli, small_upstream, tree_bytes
 
-from paramdiff.cli import main
 from paramdiff.render.params import read_provenance
 
 
 @pytest.fixture
 def fetched(project: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
-    result = CliRunner().invoke(main, ["fetch", *loc])
+    result = run_cli(["fetch", *loc])
     assert result.exit_code == 0, result.output
     return project, loc
 
 
 def invoke(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 def test_three_way_shows_meaning_and_provenance(fetched: tuple[Path, list[str]]) -> None:
@@ -166,7 +164,7 @@ def test_diff_n_way_and_bad_input(tmp_path: Path) -> None:
     ]
     bad = tmp_path / "motorboat.parm"
     bad.write_bytes(b"FRAME_CLASS 2\nSIM_TIDE_0.5\n")
-    out = CliRunner().invoke(main, ["show", str(bad)])
+    out = run_cli(["show", str(bad)])
     assert out.exit_code == 2
     assert out.output == (
         f"Error: {bad.as_posix()}:2: 'SIM_TIDE_0.5' is not a parameter line "
@@ -209,4 +207,159 @@ def test_history_says_why_it_has_nothing_to_show(
         "(the mirror holds that file at pinned commits only, not its history) — its history "
         "needs git: run without --mirror/PARAMDIFF_MIRROR (history then reads git log; "
         "--git-base URL for another host)\n"
+    )
+
+
+# --------------------------------------------------------------------------- the parser itself
+
+HW, SITL = str(FIXTURES / "hardware.params"), str(FIXTURES / "sitl.params")
+
+
+def test_an_unknown_option_is_a_usage_error_on_stderr() -> None:
+    out = run_cli(["diff", HW, SITL, "--bogus"])
+    assert (out.exit_code, out.stdout) == (2, "")
+    assert out.stderr.startswith("usage: paramdiff diff ")
+    assert out.stderr.endswith("paramdiff diff: error: unrecognized arguments: --bogus\n")
+    # no abbreviations: `--only` is not `--only-differences`
+    only = run_cli(["diff", HW, SITL, "--only"])
+    assert only.exit_code == 2 and "unrecognized arguments: --only" in only.stderr
+    choice = run_cli(["diff", HW, SITL, "--format", "xml"])
+    assert choice.exit_code == 2 and "argument --format: invalid choice: 'xml'" in choice.stderr
+    command = run_cli(["dif", HW, SITL])
+    assert command.exit_code == 2 and "argument COMMAND: invalid choice: 'dif'" in command.stderr
+
+
+def test_a_file_argument_that_does_not_exist_is_one_error_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.params"
+    for args in (["diff", HW, str(missing)], ["show", str(missing)]):
+        out = run_cli(args)
+        assert (out.exit_code, out.stdout) == (2, "")
+        assert out.stderr == f"Error: {missing}: no such file — check the path\n"
+    out = run_cli(["diff", HW, str(tmp_path)])
+    assert (out.exit_code, out.output) == (
+        2,
+        f"Error: {tmp_path}: is a directory, not a file — name a file\n",
+    )
+    root = run_cli(["derive", "--root", HW])
+    assert (root.exit_code, root.output) == (
+        2,
+        f"Error: {HW}: --root names a file, not a directory — name a directory\n",
+    )
+    one = run_cli(["diff", HW])
+    assert (one.exit_code, one.output) == (2, "Error: give at least two files\n")
+
+
+def test_options_and_arguments_come_in_any_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = run_cli(["diff", HW, SITL, "--format", "csv", "--param", "SERVO*"])
+    assert expected.exit_code == 1 and expected.stdout.startswith("name,hardware.params,")
+    for args in (
+        ["diff", "--format", "csv", HW, "--param", "SERVO*", SITL],
+        ["diff", HW, "--param=SERVO*", SITL, "--format=csv"],
+    ):
+        assert run_cli(args) == expected
+    # after `--`, a file name may start with '-'
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-hw.params").write_bytes(Path(HW).read_bytes())
+    dashed = run_cli(["diff", "--format", "csv", "--param", "SERVO*", "--", "-hw.params", SITL])
+    assert dashed.exit_code == 1
+    assert dashed.stdout == expected.stdout.replace("hardware.params", "-hw.params", 1)
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    out = run_cli(["--version"])
+    assert (out.exit_code, out.output) == (0, f"paramdiff, version {version('paramdiff')}\n")
+
+
+def test_every_command_has_help_and_every_option_a_text() -> None:
+    from paramdiff.cli import COMPARE, MAIN, Command, OptionGroup
+
+    top = run_cli(["-h"])
+    assert top.exit_code == 0 and top.stdout.startswith("usage: paramdiff [-h] [--version]")
+    commands = [
+        *([name] for name, c in MAIN.commands.items() if isinstance(c, Command)),
+        *(["compare", name] for name in COMPARE.commands),
+    ]
+    assert len(commands) == 13
+    for command in commands:
+        out = run_cli([*command, "-h"])
+        assert (out.exit_code, out.stderr) == (0, ""), command
+        assert out.stdout.startswith(f"usage: paramdiff {' '.join(command)} [-h]"), command
+        group = COMPARE if command[0] == "compare" else MAIN
+        spec = group.commands[command[-1]]
+        assert isinstance(spec, Command) and spec.doc.splitlines()[0] in out.stdout
+        for item in spec.items:
+            for names, kw in item.args if isinstance(item, OptionGroup) else (item,):
+                assert kw.get("help"), (command, names)
+    pins = " ".join(run_cli(["compare", "pins", "--help"]).stdout.split())
+    for text in ("--only-differences Hide rows where all agree.", "[default: hardware]"):
+        assert text in pins
+    assert "three-way" in run_cli(["compare", "-h"]).stdout
+
+
+def test_a_group_without_its_command_shows_its_help_and_exits_2() -> None:
+    for args, listed in (([], "validate"), (["compare"], "three-way")):
+        out = run_cli(args)
+        assert (out.exit_code, out.stdout) == (2, "")
+        assert out.stderr.startswith("usage: paramdiff") and listed in out.stderr
+
+
+def test_python_m_paramdiff_and_a_reader_that_leaves(tmp_path: Path) -> None:
+    """Run as a real process: `python -m paramdiff` names itself so, and a reader that leaves
+    (`| head -1`) ends it quietly with 141, not a traceback."""
+    import subprocess
+    import sys
+
+    version = subprocess.run(
+        [sys.executable, "-m", "paramdiff", "--version"], capture_output=True, text=True
+    )
+    assert version.returncode == 0 and version.stdout.startswith("python -m paramdiff, version ")
+    big = tmp_path / "big.params"
+    big.write_text("".join(f"PARAM{i}_X {i}\n" for i in range(19000)))  # ~1 MB of table
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paramdiff", "show", str(big)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    assert (proc.wait(), proc.stderr.read()) == (141, b"")
+
+
+def test_control_sequences_never_reach_a_file_or_a_pipe(tmp_path: Path) -> None:
+    """A file's name is printed as given, but a terminal control sequence in it (here: red)
+    is dropped when the output is not a terminal, as click.echo did."""
+    red = tmp_path / "a\x1b[31mred.params"
+    red.write_bytes(Path(HW).read_bytes())
+    out = run_cli(["diff", "--format", "csv", str(red), SITL])
+    assert out.exit_code == 1
+    assert out.stdout.startswith("name,ared.params,sitl.params,") and "\x1b" not in out.output
+
+
+def test_environment_variables_are_defaults_an_empty_one_unset(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARAMDIFF_MIRROR", str(tmp_path / "mirror"))
+    monkeypatch.setenv("PARAMDIFF_CACHE", str(tmp_path / "env-cache"))
+    out = run_cli(["fetch", "--root", str(project)])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "env-cache").is_dir()
+    option = run_cli(["derive", "--root", str(project), "--cache-dir", str(tmp_path / "opt")])
+    assert option.exit_code == 0, option.output
+    assert (tmp_path / "opt").is_dir()  # the option wins over the variable
+    assert not (tmp_path / "xdg-cache").exists()
+    monkeypatch.setenv("PARAMDIFF_CACHE", "")  # unset: the user's cache (XDG_CACHE_HOME here)
+    empty = run_cli(["derive", "--check", "--root", str(project)])
+    assert empty.exit_code == 0, empty.output
+    assert (tmp_path / "xdg-cache").is_dir()
+    monkeypatch.setenv("PARAMDIFF_CACHE", str(project / "sources.yaml"))  # a file: refused
+    refused = run_cli(["derive", "--check", "--root", str(project)])
+    assert (refused.exit_code, refused.output) == (
+        2,
+        f"Error: {project / 'sources.yaml'}: --cache-dir names a file, not a directory — "
+        "name a directory\n",
     )

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-from helpers import FIXTURES
+from helpers import FIXTURES, run_cli
 
-from paramdiff.cli import main
 from paramdiff.model.source import Source
 from paramdiff.parse.params import parse_params
 from paramdiff.render.layers import render_layers
@@ -15,7 +13,7 @@ from paramdiff.stages.layers import stack
 
 
 def invoke(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 def test_diff_exits_1_when_rows_differ_and_0_when_none_do(tmp_path: Path) -> None:

@@ -57,6 +57,17 @@ def test_ap_fgets_returns_at_most_98_bytes_and_the_rest_as_the_next_line() -> No
     assert [c for _, _, c in ap_fgets(exact + b"\nA 1\n")] == [exact, b"", b"A 1"]
 
 
+def test_ap_fgets_reads_short_lines_the_same_with_or_without_a_long_one() -> None:
+    # A file of short \n lines is split at once; a long line or a \r takes the 98-byte walk.
+    short = b"A 1\n\n# " + b"z" * 95 + b"\nB 2\nC 3"
+    whole = list(ap_fgets(short))
+    assert [(n, byte) for n, byte, _ in whole] == [(1, 1), (2, 1), (3, 1), (4, 1), (5, 1)]
+    for tail in (b"\n" + b"#" * 120, b"\r\nD 4"):
+        assert list(ap_fgets(short + tail))[: len(whole)] == whole
+    assert list(ap_fgets(short + b"\n")) == whole
+    assert list(ap_fgets(b"")) == []
+
+
 def test_ardupilot_reads_a_long_comments_tail_as_a_parameter_line() -> None:
     data = b"SERVO1_TRIM 1500\n" + long_comment(b"SERVO1_TRIM 1510 and more") + b"\n"
     got = ardupilot_defaults(data)

@@ -5,19 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from helpers import (
     OVERLAY_YAML,
     ROOT,
     SOURCES_YAML,
     build_mirror,
     location_args,
+    run_cli,
     small_upstream,
     tree_bytes,
     unwritable,
 )
-
-from paramdiff.cli import main
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -53,7 +51,7 @@ def test_every_corpus_file_has_an_expectation() -> None:
 def test_corpus_case(name: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     before = tree_bytes(CORPUS)
-    result = CliRunner().invoke(main, ["show", f"tests/corpus/{name}"])
+    result = run_cli(["show", f"tests/corpus/{name}"])
     assert result.exit_code == 2
     assert result.output == expected + "\n"
     assert "Traceback" not in result.output
@@ -64,9 +62,7 @@ def test_corpus_case(name: str, expected: str, monkeypatch: pytest.MonkeyPatch) 
 def test_hostile_sources_yaml(name: str, expected: str, tmp_path: Path) -> None:
     before = tree_bytes(CORPUS)
     cache = tmp_path / "cache"
-    result = CliRunner().invoke(
-        main, ["fetch", "--root", str(CORPUS / "sources" / name), "--cache-dir", str(cache)]
-    )
+    result = run_cli(["fetch", "--root", str(CORPUS / "sources" / name), "--cache-dir", str(cache)])
     assert result.exit_code == 2
     assert result.output == expected + "\n"
     assert tree_bytes(CORPUS) == before  # no lock written beside it
@@ -108,9 +104,9 @@ def overlay_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     )
     (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
     loc = location_args(root, base / "cache", base / "mirror")
-    fetched = CliRunner().invoke(main, ["fetch", *loc])
+    fetched = run_cli(["fetch", *loc])
     assert fetched.exit_code == 0, fetched.output
-    derived = CliRunner().invoke(main, ["derive", *loc])
+    derived = run_cli(["derive", *loc])
     assert derived.exit_code == 0, derived.output
     return root, loc
 
@@ -122,7 +118,7 @@ def test_hostile_overlay(name: str, expected: str, overlay_project: tuple[Path, 
         (CORPUS / "overlays" / f"{name}.yaml").read_bytes()
     )
     before = tree_bytes(root)
-    result = CliRunner().invoke(main, ["derive", *loc])
+    result = run_cli(["derive", *loc])
     assert result.exit_code == 2
     assert result.output == expected + "\n"
     assert tree_bytes(root) == before  # the derived file from the good overlay is untouched

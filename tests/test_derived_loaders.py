@@ -13,12 +13,10 @@ import io
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT, location_args
+from helpers import ROOT, location_args, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramdiff.cli import main
 from paramdiff.config.overlay import Delta, Overlay
 from paramdiff.model.source import Source
 from paramdiff.model.values import float32
@@ -34,12 +32,12 @@ AP = "ArduPilot defaults reader (sim_vehicle.py --add-param-file)"
 @pytest.fixture
 def fetched(project: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
-    assert CliRunner().invoke(main, ["fetch", *loc]).exit_code == 0
+    assert run_cli(["fetch", *loc]).exit_code == 0
     return project, loc
 
 
 def invoke(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 def at_byte_99(prefix: str, payload: str = "SERVO1_TRIM 1510") -> str:

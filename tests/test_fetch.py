@@ -12,10 +12,8 @@ from typing import Any
 
 import git
 import pytest
-from click.testing import CliRunner
-from helpers import C2, HW, M1, build_mirror, small_upstream, tree_bytes, unwritable
+from helpers import C2, HW, M1, build_mirror, run_cli, small_upstream, tree_bytes, unwritable
 
-from paramdiff.cli import main
 from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
 from paramdiff.upstream.cache import Cache
@@ -25,9 +23,7 @@ from paramdiff.upstream.transports import GitTransport, MirrorTransport
 
 
 def run(args: list[str], root: Path, cache: Path) -> object:
-    return CliRunner().invoke(
-        main, [*args, "--root", str(root), "--cache-dir", str(cache)], catch_exceptions=False
-    )
+    return run_cli([*args, "--root", str(root), "--cache-dir", str(cache)])
 
 
 def fast_client() -> HttpClient:
@@ -297,8 +293,7 @@ def test_connection_refused(project: Path, tmp_path: Path) -> None:
 def test_tampered_mirror_file_is_refused(project: Path, tmp_path: Path) -> None:
     mirror = tmp_path / "mirror"
     (mirror / "raw" / "acme/params" / C2 / "boats/hw.params").write_bytes(b"FRAME_CLASS 1\n")
-    result = CliRunner().invoke(
-        main,
+    result = run_cli(
         [
             "fetch",
             "--mirror",
@@ -322,8 +317,7 @@ def test_hand_edited_lock_is_refused_and_unchanged(project: Path, tmp_path: Path
     sha = text.split("sha256: ")[1].split()[0]
     lock.write_text(text.replace(sha, "f" * 64, 1))
     edited = lock.read_bytes()
-    result = CliRunner().invoke(
-        main,
+    result = run_cli(
         ["fetch", "--mirror", mirror, "--root", str(project), "--cache-dir", str(tmp_path / "c2")],
     )
     assert result.exit_code == 2

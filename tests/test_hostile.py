@@ -15,15 +15,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from helpers import CORPUS_DIR, OVERLAY_YAML, SOURCES_YAML, location_args, tree_bytes
+from helpers import (
+    CORPUS_DIR,
+    OVERLAY_YAML,
+    SOURCES_YAML,
+    captured,
+    location_args,
+    run_cli,
+    tree_bytes,
+)
 
-from paramdiff.cli import ParamdiffGroup, main
+from paramdiff.cli import guarded
 from paramdiff.files import INPUT_LIMIT, TEXT_LIMIT, read_regular, write_atomic
 
 
 def run(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 @pytest.fixture
@@ -207,6 +214,18 @@ def test_read_regular_bounds_what_it_reads(tmp_path: Path) -> None:
         read_regular(tmp_path)
     with pytest.raises(FileNotFoundError):
         read_regular(tmp_path / "missing")
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
+def test_read_regular_reads_past_a_size_fstat_does_not_know() -> None:
+    # /proc files are regular with st_size 0: the read asks for the size, then reads on.
+    proc = Path("/proc/self/cmdline")
+    assert proc.stat().st_size == 0
+    assert len(read_regular(proc)) > 0
+    from paramdiff.errors import InputError
+
+    with pytest.raises(InputError, match="over paramdiff's input limit of 1 bytes"):
+        read_regular(proc, limit=1)
 
 
 @pytest.mark.parametrize("what", ["sources.lock", "overlays/boat.yaml"])
@@ -580,22 +599,23 @@ def test_a_lock_file_that_is_not_a_regular_file_is_named_for_what_it_is(
 
 
 def test_an_unexpected_exception_is_one_line_and_exit_3() -> None:
-    import click
-
-    @click.group(cls=ParamdiffGroup)
-    def group() -> None:
-        pass
-
-    @group.command()
     def boom() -> None:
         raise RuntimeError("x" * 5000)
 
-    result = CliRunner().invoke(group, ["boom"])
+    result = captured(lambda: guarded(boom))
     assert result.exit_code == 3
     lines = result.output.splitlines()
     assert len(lines) == 1 and len(lines[0]) < 400
     assert lines[0].startswith("Error: internal error (RuntimeError: xxx")
     assert lines[0].endswith("please report it with the command you ran")
+
+
+def test_an_interrupt_is_one_line_and_exit_130() -> None:
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    result = captured(lambda: guarded(interrupted))
+    assert (result.exit_code, result.stdout, result.stderr) == (130, "", "Error: interrupted\n")
 
 
 # --------------------------------------------------------------------------- README promises

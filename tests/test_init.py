@@ -9,10 +9,8 @@ from pathlib import Path
 
 import git
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT, location_args, tree_bytes
+from helpers import ROOT, location_args, run_cli, tree_bytes
 
-from paramdiff.cli import main
 from paramdiff.config.sources import load_config
 from paramdiff.config.starter import shipped, shipped_profiles
 
@@ -20,7 +18,7 @@ SEED_DERIVED = "blueboat_gazebo/params/blueboat_sitl.params"
 
 
 def invoke(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 def test_package_data_is_this_repositorys_profiles() -> None:

@@ -9,10 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import FIXTURES, ROOT, location_args, shared_mirror
+from helpers import FIXTURES, ROOT, location_args, run_cli, shared_mirror
 
-from paramdiff.cli import main
 from paramdiff.render.params import read_provenance
 
 COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
@@ -34,13 +32,13 @@ def checkout(
     (base / "sources.lock").unlink()
     loc = location_args(base, base / ".cache", mirror)
     # No --profile and no --pin: every pin of every profile, as the committed lock holds.
-    result = CliRunner().invoke(main, ["fetch", *loc])
+    result = run_cli(["fetch", *loc])
     assert result.exit_code == 0, result.output
     return base, loc
 
 
 def invoke(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 def test_fresh_fetch_reproduces_the_committed_lock(checkout: tuple[Path, list[str]]) -> None:

@@ -16,7 +16,6 @@ from typing import NamedTuple
 
 import git
 import pytest
-from click.testing import CliRunner
 from helpers import (
     C1,
     C2,
@@ -26,11 +25,11 @@ from helpers import (
     SOURCES_YAML,
     build_mirror,
     location_args,
+    run_cli,
     small_upstream,
     tree_bytes,
 )
 
-from paramdiff.cli import main
 from paramdiff.config.lock import Lock, LockEntry, read_lock, write_lock
 from paramdiff.config.lockwrite import LOCK_GUARD, commit_entries
 from paramdiff.errors import FetchError
@@ -40,7 +39,7 @@ INVENTED = "de" * 20  # a well-formed commit that exists nowhere
 
 
 def cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args))
+    result = run_cli(list(args))
     return result.exit_code, result.output
 
 

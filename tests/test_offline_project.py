@@ -7,20 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from helpers import (
     C1,
     C2,
     FIXTURES,
     OVERLAY_YAML,
     SOURCES_YAML,
+    CliResult,
     build_mirror,
     location_args,
+    run_cli,
     small_upstream,
     tree_bytes,
 )
-
-from paramdiff.cli import main
 
 OFFLINE = FIXTURES / "offline"
 AP = "cd" * 20  # the ardupilot and metadata repositories' one commit
@@ -79,8 +78,8 @@ def offline(tmp_path: Path) -> tuple[Path, list[str]]:
     return root, loc
 
 
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
+def invoke(*args: str) -> CliResult:
+    return run_cli(list(args))
 
 
 def generate(loc: list[str]) -> None:
@@ -266,3 +265,27 @@ def test_a_joint_roles_fix_points_at_sources_yaml(
         "`joint_roles: {motor_port_joint: 74}`"
     ) in out.output
     assert "correct joint_roles of profile boat in sources.yaml" in out.output.splitlines()[-1]
+
+
+def test_a_pinned_target_model_fails_check_as_the_report_shows_it(
+    offline: tuple[Path, list[str]],
+) -> None:
+    """A pinned model in target_models is checked once per pin (the report reads the same
+    check): its mismatches still fail `check`, on the overlay, beside the report's list."""
+    root, loc = offline
+    sources = root / "sources.yaml"
+    extra = "    sitl_frame: rover-skid\n"
+    sources.write_text(
+        sources.read_text().replace(extra, extra + "    target_models: [sitl_models]\n")
+    )
+    generate(loc)
+    out = invoke("check", *loc, "--format", "github")
+    assert out.exit_code == 1
+    label = "sitl_models (acme/models:boat/model.sdf)"
+    findings = [line for line in out.output.splitlines() if line.startswith("::error ")]
+    mine = [line for line in findings if f"{label}: " in line]
+    assert mine and all("overlays/boat.yaml,line=1," in line for line in mine)
+    assert any("but SERVO1_FUNCTION is 74 (ThrottleRight)" in line for line in mine)
+    report = (root / "reports/boat-1.0.md").read_text()
+    assert f"**{len(mine)} mismatches**" in report
+    assert f"fix the <control> blocks of {label}" in out.output

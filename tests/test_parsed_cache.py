@@ -9,11 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import FIXTURES, OVERLAY_YAML, build_mirror, location_args
+from helpers import FIXTURES, OVERLAY_YAML, build_mirror, location_args, run_cli
 from test_offline_project import offline_sources, offline_upstream
 
-from paramdiff.cli import main
 from paramdiff.config.yamlfile import YAML_KIND, load_yaml
 from paramdiff.errors import InputError
 from paramdiff.files import parsed_entry_path
@@ -141,14 +139,13 @@ def test_compare_never_shows_a_tampered_label(tmp_path: Path) -> None:
     (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
     build_mirror(tmp_path / "mirror", offline_upstream())
     loc = location_args(root, tmp_path / "cache", tmp_path / "mirror")
-    runner = CliRunner()
-    assert runner.invoke(main, ["fetch", *loc]).exit_code == 0
-    first = runner.invoke(main, ["compare", "three-way", *loc])
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    first = run_cli(["compare", "three-way", *loc])
     assert first.exit_code == 0, first.output
     assert "(ThrottleLeft)" in first.output
     (path,) = (tmp_path / "cache" / "parsed" / METADATA_KIND).glob("*/*")
     path.write_bytes(path.read_bytes().replace(b"ThrottleLeft", b"ThrottleLefT"))
-    again = runner.invoke(main, ["compare", "three-way", *loc])
+    again = run_cli(["compare", "three-way", *loc])
     assert again.output == first.output
     assert b"ThrottleLeft" in path.read_bytes()  # rebuilt
     assert json.loads(path.read_bytes().split(b"\n")[1]) == list(expected())

@@ -15,10 +15,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
-from helpers import ROOT, serve
+from helpers import ROOT, run_cli, serve
 
-from paramdiff.cli import main
 from paramdiff.config.sources import load_config
 from paramdiff.project import blueos_includes
 from paramdiff.upstream.cache import Cache
@@ -66,8 +64,7 @@ def locked_urls(lock: Path) -> set[str]:
 def test_http_mirror_that_compresses_and_rate_limits(upstream: Path, tmp_path: Path) -> None:
     root = checkout(tmp_path / "project", with_lock=False)
     with serve(upstream, encoding="gzip", first_429=True) as server:
-        result = CliRunner().invoke(
-            main,
+        result = run_cli(
             [
                 "fetch",
                 "--root",

@@ -9,9 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from helpers import run_cli
 
-from paramdiff.cli import main
 from paramdiff.errors import InputError
 from paramdiff.model.metadata import ParamMeta
 from paramdiff.parse.local import local_sources
@@ -54,7 +53,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 def invoke(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 # --------------------------------------------------------------------------- the data file

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import git
 import pytest
-from click.testing import CliRunner
-from helpers import C1, C2, ROOT, build_mirror, location_args, small_upstream
+from helpers import C1, C2, ROOT, build_mirror, location_args, run_cli, small_upstream
 
-from paramdiff.cli import main
 from paramdiff.render.review import MARKDOWN_LIMIT, render_markdown
 from paramdiff.stages.review import LineChange, ParamChange, ProfileReview, Review
 
@@ -20,7 +18,7 @@ SITL_MODELS_NEW = "8d6a5dcc04182a28c6e6c1850601e175bf792fa6"
 
 
 def invoke(*args: str) -> object:
-    return CliRunner().invoke(main, list(args))
+    return run_cli(list(args))
 
 
 def commit_all(repo: git.Repo, message: str) -> None:

@@ -147,6 +147,38 @@ def test_derive_applies_the_overlay_and_keeps_where_each_value_came_from() -> No
     assert [ln.section for ln in d.lines] == ["outputs", "outputs", "outputs", "other"]
 
 
+def test_an_include_rule_keeps_what_an_exclude_rule_leaves_out_and_the_first_exclude_wins() -> None:
+    overlay = parse_overlay(
+        b"""\
+version: 1
+base: hardware
+select:
+  include:
+    - {category: radio, reason: keep the radio}
+    - {params: [BATT_CAPACITY, COMPASS_OFS*], reason: the real pack and one offset}
+  exclude:
+    - {params: [BATT_*, RC*_*], reason: board wiring}
+    - {category: calibration, reason: one unit}
+    - {params: [COMPASS_*], reason: no compass}
+deltas: []
+""",
+        "overlay.yaml",
+    )
+    first, calibration, compass = overlay.exclude
+    cases = [
+        ("BATT_CAPACITY", "vehicle", None),  # an include glob beats the exclude glob
+        ("BATT_MONITOR", "vehicle", first),
+        ("RC1_MIN", "radio", None),  # an include category beats the exclude glob
+        ("RC1_MIN", "vehicle", first),
+        ("COMPASS_OFS_X", "calibration", None),
+        ("COMPASS_DEV_ID", "calibration", calibration),  # the first matching rule names it
+        ("COMPASS_ORIENT", "board", compass),
+        ("WP_RADIUS", "vehicle", None),
+    ]
+    for name, category, rule in cases:
+        assert overlay.excluded_by(name, category) is rule, name
+
+
 def test_the_rendered_file_reads_back_to_the_same_values() -> None:
     d = derived()
     text = "\n".join(render_params(d)) + "\n"

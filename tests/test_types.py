@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT, location_args
+from helpers import ROOT, location_args, run_cli
 
-from paramdiff.cli import main
 from paramdiff.errors import InputError
 from paramdiff.model.params import Param
 from paramdiff.model.types import expand, packaged_types, parse_type_table, qgc_types
@@ -98,7 +96,7 @@ def test_writer_uses_the_given_types() -> None:
 def test_show_as_qgc_types_rows_and_warns_on_stderr(tmp_path: Path) -> None:
     f = tmp_path / "boat.params"
     f.write_text("CRUISE_SPEED 1\nSERVO1_TRIM 1500\nSERVO1_REVERSED 0\nNOT_A_REAL_PARAM 3\n")
-    result = CliRunner().invoke(main, ["show", str(f), "--as", "qgc"])
+    result = run_cli(["show", str(f), "--as", "qgc"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
         "1\t1\tCRUISE_SPEED\t1\t9",
@@ -124,7 +122,7 @@ def test_derive_qgc_writes_the_declared_types(upstream: Path, tmp_path: Path) ->
     out = tmp_path / "blueboat.qgc"
     loc = location_args(ROOT, tmp_path / "cache", upstream)
     args = ["derive", "--profile", "blueboat", "--format", "qgc", "-o", str(out), *loc]
-    result = CliRunner().invoke(main, args)
+    result = run_cli(args)
     assert result.exit_code == 0, result.output
     types = {
         f[2]: int(f[4])

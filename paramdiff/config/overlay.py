@@ -95,9 +95,24 @@ class Overlay:
 
     def excluded_by(self, name: str, category: str) -> Rule | None:
         """The rule that leaves ``name`` out, or None when the derived file carries it."""
-        if any(r.matches(name, category) for r in self.include):
+        (include_categories, include_globs), (exclude_categories, exclude_globs) = self._any_rule
+        if category in include_categories or include_globs.match(name):
+            return None
+        if category not in exclude_categories and not exclude_globs.match(name):
             return None
         return next((r for r in self.exclude if r.matches(name, category)), None)
+
+    @cached_property
+    def _any_rule(self) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
+        """Whether any include / any exclude rule matches, as one category set and one pattern
+        each: derive asks for every name of the base set (rule by rule, 1.0 of 2.7 ms)."""
+        return tuple(
+            (
+                frozenset(r.category for r in rules if r.category is not None),
+                compile_globs(tuple(g for r in rules for g in r.params)),
+            )
+            for rules in (self.include, self.exclude)
+        )
 
     def section_of(self, name: str) -> str:
         for s, pattern in zip(self.sections, self._section_patterns, strict=True):

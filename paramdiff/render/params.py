@@ -44,6 +44,8 @@ _BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 def _printable(text: str) -> str:
     """``text`` with every other control character (tab, NUL, ...) as a space."""
+    if text.isprintable():  # no Cc/Cf character at all (nearly every text): nothing to replace
+        return text
     return "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
 
 

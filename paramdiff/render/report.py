@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..config.sources import Profile
 from ..files import project_path
@@ -53,6 +54,11 @@ class ReportInputs:
     geometry: Geometry | None = None  # the model's channels read from its geometry
     metadata: Metadata | None = None  # the pin's own firmware
     firmwares: dict[str, Metadata] = field(default_factory=dict)  # every pinned metadata
+
+    @cached_property
+    def derived_params(self) -> dict[str, float]:
+        """The derived file's name -> value, made once per report (it was once per row)."""
+        return self.derived.params()
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
@@ -284,7 +290,7 @@ def _disagreements(inp: ReportInputs) -> Iterator[str]:
 def _derived_cell(inp: ReportInputs, name: str) -> str:
     """What the derived file sets for ``name``, labelled, and whether it is a delta."""
     meta = inp.comparison.metadata
-    dv = inp.derived.params().get(name)
+    dv = inp.derived_params.get(name)
     delta = " **(delta)**" if inp.derived.overlay.delta(name) else ""
     if dv is None:
         return "left out" + delta
@@ -375,7 +381,7 @@ def _channel_row(inp: ReportInputs, ch: Channel) -> list[str]:
     views = inp.geometry.views if inp.geometry else []
     view = next((v for v in views if v.actuator.channel == ch), None)
     name = f"SERVO{n}_FUNCTION"
-    func = view.function if view is not None else inp.derived.params().get(name)
+    func = view.function if view is not None else inp.derived_params.get(name)
     runs = "—" if func is None else (meta.label(name, func) if meta else format_value(func))
     says, where = "—", "—"
     if view is not None:

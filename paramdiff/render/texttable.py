@@ -47,7 +47,20 @@ def markdown_table(
     yield "| " + " | ".join(markdown_cell(h) for h in headers) + " |"
     yield "|" + "|".join("---" for _ in headers) + "|"
     for row in rows:
-        yield "| " + " | ".join(markdown_cell(c) for c in row) + " |"
+        yield "| " + " | ".join(_markdown_cells(row)) + " |"
+
+
+def _markdown_cells(row: Sequence[str]) -> list[str]:
+    """``markdown_cell`` of each cell; a row with no ``|``, CR, LF or ``<`` in any cell (most of
+    them) only has its cells stripped, which is all markdown_cell would do (the BlueBoat's full
+    table: 6 -> 0.7 ms)."""
+    try:
+        joined = "".join(row)
+    except TypeError:  # a cell that is not a str yet
+        return [markdown_cell(c) for c in row]
+    if "|" in joined or "\r" in joined or "\n" in joined or "<" in joined:
+        return [markdown_cell(c) for c in row]
+    return [c.strip() for c in row]
 
 
 # A plain-text cell is cut to this many characters (ending in …): one value with every bit

@@ -19,10 +19,12 @@ from ..model.values import format_value
 from .classify import Classifier
 from .layers import Layers
 
+_DIGITS = re.compile(r"(\d+)")
+
 
 def natural_key(name: str) -> list[object]:
     """SERVO2 before SERVO10, as a person reads them."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+    return [int(t) if t.isdigit() else t for t in _DIGITS.split(name)]
 
 
 DERIVE_FORMATS = ("params", "mp", "qgc")
