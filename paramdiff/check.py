@@ -18,7 +18,7 @@ from .model.values import float32
 from .parse.clients import LOADERS, disagreements
 from .parse.local import read_local
 from .parse.params import parse_params
-from .parse.sdf_include import Resolver, local_resolver
+from .parse.sdf_paths import Resolver, local_resolver
 from .project import Options, PinContext
 from .render.params import LINE_MAX
 from .render.report import render_picture, render_report, svg_path
@@ -41,6 +41,9 @@ class Located:
 
 @dataclass
 class CheckOutcome:
+    """What `check` found for one profile: failures with their fixes, what passed, diffs,
+    warnings."""
+
     findings: list[str] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
     passed: list[str] = field(default_factory=list)

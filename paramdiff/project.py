@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .config.lock import Lock
     from .config.overlay import Overlay
     from .parse.sdf import Channel
-    from .parse.sdf_include import Resolver
+    from .parse.sdf_paths import Resolver
     from .render.report import ReportInputs
     from .render.sinks import Output
     from .stages.classify import Classifier
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .stages.geometry import ModelCheck
     from .stages.layers import Flag, Layers, SitlRun
     from .upstream.cache import Cache
-    from .upstream.fetch import FetchedRole, TransportChoice
+    from .upstream.engine import FetchedRole, TransportChoice
 
 CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
@@ -40,7 +40,7 @@ def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
     model://NAME``) pull in others at the same commit."""
     if spec.format == "sdf":
-        from .parse.sdf_include import repo_include_paths
+        from .parse.sdf_paths import repo_include_paths
 
         return repo_include_paths(path, data)
     if spec.format != "blueos":
@@ -72,7 +72,7 @@ class Options:
 
     @cached_property
     def _transport_choice(self) -> TransportChoice:
-        from .upstream.fetch import TransportChoice
+        from .upstream.engine import TransportChoice
 
         # One choice per run, so a mirror's MANIFEST.json is read once, not per batch.
         return TransportChoice.from_env(
@@ -128,7 +128,7 @@ class PinContext:
     def fetched(self, roles: list[str]) -> dict[str, FetchedRole]:
         missing = [r for r in roles if r not in self._fetched]
         if missing:
-            from .upstream.fetch import materialize
+            from .upstream.engine import materialize
 
             self._fetched.update(
                 materialize(
@@ -378,7 +378,7 @@ class PinContext:
         # Each row also says where its value came from (the file's provenance comments).
         where = read_provenance(lines)
         parsed.params = {
-            n: replace(p, note=f"from {where[n]}") if n in where else p
+            n: p._replace(note=f"from {where[n]}") if n in where else p
             for n, p in parsed.params.items()
         }
         return Source(role=d.target, file=parsed)
@@ -406,7 +406,7 @@ class PinContext:
 
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
         """A pinned sdf role: label, repository path, bytes, and its locked includes."""
-        from .parse.sdf_include import repo_resolver
+        from .parse.sdf_paths import repo_resolver
 
         f = self.fetched([role])[role]
         label = f"{role} ({f.spec.repo}:{f.spec.path})"
@@ -574,7 +574,6 @@ def compare_pins(options: Options, profile: str | None, pins: list[str], role: s
 
     Each side keeps its own firmware's metadata; categories use every pin's metadata.
     """
-    from dataclasses import replace
 
     from .stages.compare import compare
 

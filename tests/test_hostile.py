@@ -173,6 +173,21 @@ def test_fifo_planted_in_the_cache_is_a_miss_never_read(derived: tuple[Path, lis
     assert stat.S_ISREG(entry.lstat().st_mode) and entry.read_bytes() == good
 
 
+def test_a_directory_planted_where_an_entry_goes_is_replaced(tmp_path: Path) -> None:
+    """A directory (with files in it) where an entry goes is never read as the entry: it is a
+    miss, and putting the bytes replaces it with the verified file."""
+    from paramdiff.digests import sha256_of
+    from paramdiff.upstream.cache import Cache
+
+    cache, data = Cache(tmp_path), b"SERVO1_FUNCTION 73\n"
+    planted = cache.path_for(sha256_of(data))
+    (planted / "inner").mkdir(parents=True)
+    (planted / "inner" / "x").write_bytes(data)
+    assert cache.get(sha256_of(data)) is None
+    assert cache.put(data) == sha256_of(data)
+    assert stat.S_ISREG(planted.lstat().st_mode) and cache.get(sha256_of(data)) == data
+
+
 def test_an_input_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     """Before: a 200 MB params file took 184 s and 5.4 GB. (Sparse: no disk used.)"""
     huge = tmp_path / "huge.params"

@@ -49,6 +49,7 @@ def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
         "renames.yaml",  # the renames compare pairs (paramdiff/stages/renames.py)
         "sources.yaml",
     ]
+    assert (data / "renames.json").is_file()  # what diff reads (paramdiff/stages/renames.py)
 
 
 def test_init_writes_one_profile_with_the_derived_path_adjusted(tmp_path: Path) -> None:

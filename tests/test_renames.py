@@ -16,12 +16,14 @@ from paramdiff.model.metadata import ParamMeta
 from paramdiff.parse.local import local_sources
 from paramdiff.stages.compare import RENAMED, RENAMED_DIFFERS, compare
 from paramdiff.stages.renames import (
+    REGENERATE,
     Conversion,
     arming_checks_to_skips,
     firmware_key,
     known_renames,
     pair_renames,
     parse_renames,
+    table_bytes,
 )
 
 OLD = """# Version: 4.6.3-STABLE
@@ -119,6 +121,15 @@ def test_the_shipped_renames_cover_the_4_7_changes_and_cite_a_source() -> None:
     assert "CAM_RC_TYPE" not in renames  # its meaning changed: not a rename
     assert all(r.source and r.since == "4.7" for r in renames.values())
     assert len({r.new for r in renames.values()}) == len(renames)  # one old name per new name
+
+
+def test_the_shipped_table_is_what_renames_yaml_expands_to() -> None:
+    """renames.json (what `diff` reads) is generated from renames.yaml: regenerate it with
+    the README's command after editing the YAML."""
+    data = Path(__file__).resolve().parent.parent / "paramdiff" / "data"
+    expanded = parse_renames((data / "renames.yaml").read_text(encoding="utf-8"))
+    assert (data / "renames.json").read_bytes() == table_bytes(expanded), REGENERATE
+    assert known_renames() == expanded
 
 
 # --------------------------------------------------------------------------- conversions

@@ -26,6 +26,8 @@ HEADER = (
 
 @dataclass(frozen=True)
 class LockEntry:
+    """One role's locked file: repository, ref and commit, path, format, size, digests, includes."""
+
     repo: str
     ref: str
     commit: str
@@ -51,12 +53,14 @@ class LockEntry:
         if not self.includes:
             d.pop("includes")
         else:
-            d["includes"] = [asdict(i) for i in self.includes]
+            d["includes"] = [i._asdict() for i in self.includes]
         return d
 
 
 @dataclass
 class Lock:
+    """sources.lock: every entry by (profile, pin, role)."""
+
     entries: dict[tuple[str, str, str], LockEntry] = field(default_factory=dict)
 
     def get(self, profile: str, pin: str, role: str) -> LockEntry | None:

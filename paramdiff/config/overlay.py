@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError
@@ -25,8 +25,9 @@ from .validators import check_keys, globs, mapping, sequence, text, version
 from .yamlfile import YamlDoc, load_yaml
 
 
-@dataclass(frozen=True)
-class Delta:
+class Delta(NamedTuple):
+    """One deliberate change the overlay makes to the base, with its reason and line."""
+
     param: str
     value: float
     was: float | None  # None: the base does not set it; the delta adds it
@@ -59,14 +60,17 @@ class Rule:
         return f"category {self.category}" if self.category else ", ".join(self.params)
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
+    """A named group of parameters in the derived file."""
+
     name: str
     params: tuple[str, ...]
 
 
 @dataclass
 class Overlay:
+    """An overlay file: the base role, what it leaves out or keeps, its sections and deltas."""
+
     file: str
     sha256: str
     base: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular
@@ -37,8 +37,7 @@ TRANSPORTS = ("https", "git", "mirror")
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-@dataclass(frozen=True)
-class SourceSpec:
+class SourceSpec(NamedTuple):
     """One upstream file a pin names."""
 
     role: str
@@ -57,6 +56,9 @@ class SourceSpec:
 
 @dataclass
 class Profile:
+    """One vehicle in sources.yaml: its pins, roles, overlay, derived and report paths, SITL
+    frame."""
+
     name: str
     description: str
     default_pin: str
@@ -94,6 +96,8 @@ class Profile:
 
 @dataclass
 class Config:
+    """sources.yaml: the categories and every profile."""
+
     file: str
     root: Path
     categories: tuple[Category, ...]

@@ -32,6 +32,8 @@ HEADER = """\
 
 @dataclass(frozen=True)
 class Starter:
+    """The files `init` writes for one profile."""
+
     files: dict[str, bytes]  # relative path -> bytes, sources.yaml first
 
     @property

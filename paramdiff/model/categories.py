@@ -4,11 +4,12 @@ them, so `diff` never imports the YAML stack)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Category:
+class Category(NamedTuple):
+    """One category rule of sources.yaml: name, reason and what selects its parameters."""
+
     name: str
     rule: str
     params: tuple[str, ...] = ()
@@ -17,8 +18,9 @@ class Category:
     script_defined: bool = False
 
 
-@dataclass(frozen=True)
-class ScriptParams:
+class ScriptParams(NamedTuple):
+    """Parameter globs a profile's scripts create, with the reason."""
+
     params: str
     reason: str
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class LockedFile:
+class LockedFile(NamedTuple):
+    """A locked file's path, size, sha256 and git blob id."""
+
     path: str
     size: int
     sha256: str

@@ -110,6 +110,8 @@ class _Once(Generic[T]):
 
 @dataclass(frozen=True)
 class ParamMeta:
+    """One parameter's entry in apm.pdef.json."""
+
     name: str
     raw: dict[str, Any]
 
@@ -177,6 +179,8 @@ class ParamMeta:
 
 @dataclass
 class Metadata:
+    """A firmware's parameter metadata (apm.pdef.json), looked up by name."""
+
     file: str
     firmware: str  # e.g. "4.7"
     # name -> the file's entry; a read-only mapping (upstream/parsed.py decodes each entry of

@@ -5,7 +5,6 @@ from __future__ import annotations
 from ..errors import InputError
 from ..model.params import ParamFile
 from .params import IncludeReader, decode, detect_format, parse_params
-from .sdf import parse_sdf
 
 
 def parse_names(data: bytes, file: str) -> list[str]:
@@ -32,6 +31,8 @@ def parse_any(
     if fmt == "auto":
         fmt = detect_format(data, file)
     if fmt == "sdf":
+        from .sdf import parse_sdf  # `diff` of two params files never loads the SDF reader
+
         return parse_sdf(data, file, joint_roles)
     if fmt in ("names", "pdef"):
         raise InputError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..errors import InputError, quote
 from ..model.params import Diagnostic, Origin, Param, ParamFile
@@ -150,8 +150,8 @@ class _Collector:
             self.out.params[param.name] = param
             return
         if old.file != param.file and override:
-            self.out.params[param.name] = replace(
-                param, overrides=(*old.overrides, (old.origin, old.text))
+            self.out.params[param.name] = param._replace(
+                overrides=(*old.overrides, (old.origin, old.text))
             )
             return
         if same_value(old.value, param.value):
@@ -387,7 +387,7 @@ def _include(
         ctx.parsed[path] = sub
     here = Origin(file, n)
     for p in sub.params.values():
-        col.add(replace(p, chain=(here, *p.chain)), override=True)
+        col.add(p._replace(chain=(here, *p.chain)), override=True)
     for w in sub.warnings:
         if w not in col.out.warnings:
             col.out.warnings.append(w)

@@ -20,8 +20,7 @@ Comments inside the SDF (like "SERVO1_FUNCTION 73") are not data and are ignored
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError, quote
 from ..model.params import Diagnostic, Fact, Param, ParamFile
@@ -48,8 +47,7 @@ CONTROL_FACT_KEYS = (
 PLUGIN_FACT_KEYS = ("gazeboXYZToNED", "modelXYZToAirplaneXForwardZDown", "imuName", "lock_step")
 
 
-@dataclass(frozen=True)
-class Channel:
+class Channel(NamedTuple):
     """One ``<control>`` of an ArduPilotPlugin, with the plugin's defaults applied."""
 
     channel: int

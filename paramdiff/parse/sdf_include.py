@@ -16,30 +16,45 @@ that frame graph like this, and so do we:
 - ``<pose>`` is ``x y z roll pitch yaw`` in metres and radians (``degrees="true"``: degrees),
   the rotation being Rz(yaw)·Ry(pitch)·Rx(roll) (fixed axes x, then y, then z).
 
-Where ``model://NAME`` lives is the caller's choice (``Resolver``): the pinned repository at
-the same commit (``<models dir>/NAME/model.sdf``), or, for a local file, the sibling folders
-of the model's folder, then ``GZ_SIM_RESOURCE_PATH``.
+Where ``model://NAME`` lives is the caller's choice (``Resolver``, in ``sdf_paths``): the
+pinned repository at the same commit (``<models dir>/NAME/model.sdf``), or, for a local file,
+the sibling folders of the model's folder, then ``GZ_SIM_RESOURCE_PATH``.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import posixpath
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError, quote
 from ..model.values import NUMBER_RE
-from .local import read_local
 from .sdf import _line, _local, _parse_xml
+from .sdf_paths import (
+    MODEL_URI,
+    Resolver,
+    _child,
+    _model_name,
+    check_model_name,
+    local_resolver,
+    repo_include_paths,
+    repo_resolver,
+)
+
+# Names the include rules' module (sdf_paths) owns, importable from here as before.
+__all__ = [
+    "MODEL_URI",
+    "Resolver",
+    "check_model_name",
+    "load_model",
+    "local_resolver",
+    "repo_include_paths",
+    "repo_resolver",
+]
 
 Vec = tuple[float, float, float]
 Mat = tuple[Vec, Vec, Vec]
 IDENTITY: Mat = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-MODEL_URI = "model://"
 
 
 @dataclass(frozen=True)
@@ -80,16 +95,18 @@ def rpy(roll: float, pitch: float, yaw: float) -> Mat:
     )
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
+    """A link of the merged model, placed in the top model's frame."""
+
     name: str  # scoped: iris_with_standoffs::rotor_0
     pose: Pose  # in the top model's frame
     file: str
     line: int
 
 
-@dataclass(frozen=True)
-class Joint:
+class Joint(NamedTuple):
+    """A joint of the merged model: its links and axis in the top model's frame."""
+
     name: str
     parent: str
     child: str
@@ -109,10 +126,6 @@ class ModelTree:
     includes: list[str] = field(default_factory=list)  # files merged in, in include order
 
 
-# (model NAME, including file, line of the <include>) -> (file label, bytes) of NAME's model.sdf
-Resolver = Callable[[str, str, int], tuple[str, bytes]]
-
-
 def _numbers(elem: Any, file: str, count: int, what: str) -> list[float]:
     """``count`` numbers in ArduPilot's ASCII grammar (values.NUMBER_RE, as every other number
     paramdiff reads): ``float()`` alone would take Arabic-Indic or full-width digits."""
@@ -128,13 +141,6 @@ def _numbers(elem: Any, file: str, count: int, what: str) -> list[float]:
             line=_line(elem),
         )
     return values
-
-
-def _child(elem: Any, name: str) -> Any:
-    for c in elem:
-        if _local(c.tag) == name:
-            return c
-    return None
 
 
 def parse_pose(elem: Any, file: str) -> Pose:
@@ -157,116 +163,6 @@ def _quat(x: float, y: float, z: float, w: float) -> Mat:
         (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
         (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
     )
-
-
-def _model_name(uri: str, file: str, line: int) -> str:
-    """NAME of ``model://NAME``: one plain folder name, so the model it names can only be a
-    folder of the directory it is searched in (never ``..``, a sub-path or an absolute path)."""
-    if not uri.startswith(MODEL_URI):
-        raise InputError(
-            f"<include> uri '{quote(uri)}' is not model://NAME",
-            "include models by model://NAME (Fuel and file URIs are not resolved)",
-            file=file or None,
-            line=line,
-        )
-    name = uri[len(MODEL_URI) :].rstrip("/")
-    check_model_name(name, file, line)
-    return name
-
-
-def check_model_name(name: str, file: str, line: int) -> None:
-    """Refuse a model NAME that is not one plain folder name."""
-    if (
-        name in ("", ".", "..")
-        or any(c in name for c in "/\\:")
-        or not name.isprintable()
-        or name.startswith("~")
-    ):
-        raise InputError(
-            f"<include> model://{quote(name)} does not name a model folder (NAME must be one "
-            "folder name: no /, \\, .., drive or absolute path)",
-            "include the model by its folder name, model://NAME, and put that folder beside "
-            "the model's folder or in GZ_SIM_RESOURCE_PATH",
-            file=file or None,
-            line=line,
-        )
-
-
-def repo_include_paths(path: str, data: bytes) -> list[str]:
-    """Repository paths a pinned model.sdf includes: ``model://NAME`` is the sibling folder
-    NAME of the model's folder (``models/a/model.sdf`` -> ``models/NAME/model.sdf``)."""
-    root = _parse_xml(data, path)
-    models_dir = posixpath.dirname(posixpath.dirname(path))
-    names = []
-    for elem in root.iter():
-        if _local(elem.tag) == "include":
-            uri = _child(elem, "uri")
-            text = ((uri.text if uri is not None else "") or "").strip()
-            names.append(_model_name(text, path, _line(elem)))
-    return [posixpath.join(models_dir, n, "model.sdf") for n in dict.fromkeys(names)]
-
-
-def repo_resolver(top_path: str, files: dict[str, bytes]) -> Resolver:
-    """model://NAME inside a pinned repository, from the bytes fetched (and locked) with it."""
-
-    def resolve(name: str, parent: str, line: int) -> tuple[str, bytes]:
-        check_model_name(name, parent, line)
-        path = posixpath.join(posixpath.dirname(posixpath.dirname(parent)), name, "model.sdf")
-        if path not in files:
-            raise InputError(
-                f"<include> model://{name} is not among the files fetched with {top_path} "
-                f"(looked for {path})",
-                "run paramdiff fetch --update so the lock records every included model",
-                file=parent,
-                line=line,
-            )
-        return path, files[path]
-
-    return resolve
-
-
-def local_resolver(env: dict[str, str] | None = None) -> Resolver:
-    """model://NAME for a model on disk: a sibling folder of the model's folder, then each
-    folder of GZ_SIM_RESOURCE_PATH (as Gazebo looks it up). The model.sdf found must stay
-    inside the folder it was searched in once symlinks are resolved: a model folder that is a
-    link out of it is refused, not merged."""
-    environ = os.environ if env is None else env
-
-    def resolve(name: str, parent: str, line: int) -> tuple[str, bytes]:
-        check_model_name(name, parent, line)
-        folders = [Path(parent).parent.parent]
-        for entry in environ.get("GZ_SIM_RESOURCE_PATH", "").split(os.pathsep):
-            if entry:
-                folders.append(Path(entry))
-        for folder in folders:
-            candidate = folder / name / "model.sdf"
-            if candidate.is_file():
-                return candidate.as_posix(), read_local(_inside(candidate, folder, parent, line))
-        raise InputError(
-            f"<include> model://{name} not found (looked in "
-            + ", ".join((f / name / "model.sdf").as_posix() for f in folders)
-            + ")",
-            f"put {name}/model.sdf beside the model's folder or add its parent folder to "
-            "GZ_SIM_RESOURCE_PATH",
-            file=parent,
-            line=line,
-        )
-
-    return resolve
-
-
-def _inside(candidate: Path, folder: Path, parent: str, line: int) -> Path:
-    """``candidate`` with its symlinks resolved, refused when that leaves ``folder``."""
-    real = candidate.resolve()
-    if not real.is_relative_to(folder.resolve()):
-        raise InputError(
-            f"<include> {candidate.as_posix()} leads outside {folder.as_posix()} "
-            f"(to {real.as_posix()})",
-            "replace the link with the model folder itself, inside the folder it is looked up in",
-            file=parent,
-            line=line,
-        )
-    return real
 
 
 # sdformat merges every <include> it meets, so a model that includes the next one twice, 25

@@ -22,16 +22,19 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..model.params import Param
 from ..model.source import Source
-from ..model.types import QgcTypes, qgc_types
 from ..model.values import format_value
 from ..parse.clients import LOADERS, disagreements
 from ..parse.params import write_rows
 from ..stages.derive import DERIVE_FORMATS, Derived, Line
 from .sinks import join_lines
+
+if TYPE_CHECKING:
+    from ..model.types import QgcTypes
 
 LINE_MAX = 98  # bytes of UTF-8 per line, newline not counted: AP_Filesystem::fgets' limit
 # Every character some reader or editor ends a line at (str.splitlines' set): a reason that
@@ -239,6 +242,8 @@ def derived_rows(d: Derived) -> list[Param]:
 
 def derived_qgc_types(d: Derived) -> QgcTypes:
     """The QGC type column of the derived file, and the names nothing pinned types."""
+    from ..model.types import qgc_types  # only QGC output types its rows
+
     return qgc_types(derived_rows(d))
 
 

@@ -42,6 +42,8 @@ STATUS_KEY = [
 
 @dataclass
 class ReportInputs:
+    """Everything one profile's report shows."""
+
     profile: Profile
     pin: str
     comparison: Comparison

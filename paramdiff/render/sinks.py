@@ -6,10 +6,9 @@ Generators produce lines; the sink is chosen last, so `derive`, `derive --check`
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import DriftError, UsageError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
@@ -19,8 +18,9 @@ def join_lines(lines: Iterable[str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-@dataclass
-class CheckResult:
+class CheckResult(NamedTuple):
+    """Whether a file on disk is what would be written, and the diff when not."""
+
     path: Path
     up_to_date: bool
     diff: str
@@ -37,6 +37,8 @@ def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> Ch
         actual = ""
     if actual == expected:
         return CheckResult(path, True, "")
+    import difflib  # only for a file that differs (difflib + heapq: ~1 ms of imports)
+
     name = label or str(path)
     diff = "".join(
         difflib.unified_diff(
@@ -49,8 +51,7 @@ def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> Ch
     return CheckResult(path, False, diff)
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(NamedTuple):
     """Where a generated file goes: a path (None: stdout), its label, and the command that
     regenerates it (named when --check finds it stale)."""
 

@@ -6,7 +6,7 @@ then a cross-check, and the fallback when the model has no links and joints to r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
@@ -18,8 +18,9 @@ SOURCES = "in sources.yaml"  # the profile's joint_roles
 PARAMETERS = "as an overlay delta"  # a SERVOn_ parameter of the derived file
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
+    """A channel whose model disagrees with what the parameters make of its output, and the fix."""
+
     channel: int
     output: int
     joint: str
@@ -52,8 +53,7 @@ def _label(metadata: Metadata | None, name: str, value: float) -> str:
     return metadata.label(name, value) if metadata else format_value(value)
 
 
-@dataclass(frozen=True)
-class Role:
+class Role(NamedTuple):
     """What the model's geometry says about one channel (stages.geometry.analyse)."""
 
     placed: bool  # its joint and link were found and a frame rule applied

@@ -85,6 +85,8 @@ class Row(NamedTuple):
 
 @dataclass
 class Comparison:
+    """The aligned table of several sources: one row per name, with provenance."""
+
     sources: list[Source]
     rows: dict[str, Row]  # every name any source has, sorted
     params: dict[str, dict[str, Param]]  # role -> name -> row, for provenance

@@ -32,6 +32,8 @@ DERIVE_FORMATS = ("params", "mp", "qgc")
 
 @dataclass(frozen=True)
 class Line:
+    """One parameter of the derived file: value, section, the shipped row and the delta."""
+
     name: str
     value: float
     section: str
@@ -41,6 +43,8 @@ class Line:
 
 @dataclass
 class Derived:
+    """The derived parameter file of a profile's pin, with where every value came from."""
+
     profile: str
     pin: str
     overlay: Overlay

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..model.metadata import Metadata
 from ..model.values import format_value
@@ -86,8 +86,7 @@ def motor_number(function: float) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
-class Actuator:
+class Actuator(NamedTuple):
     """A control channel with the joint it drives, placed in the model."""
 
     channel: Channel
@@ -130,6 +129,8 @@ class View:
 
 @dataclass
 class Geometry:
+    """What a model's channels physically are against the frame's rules."""
+
     frame: str  # which rule applied, e.g. "QUAD X (FRAME_CLASS 1, FRAME_TYPE 1)"
     views: list[View]
     findings: list[Finding]
@@ -288,6 +289,8 @@ def _no_rule(vehicle: str | None, params: dict[str, float]) -> str:
 
 @dataclass
 class _Judge:
+    """What judging one model's actuators needs: the parameters, labels and frames."""
+
     actuators: list[Actuator]
     functions: dict[int, float]
     params: dict[str, float]
@@ -702,7 +705,7 @@ def _six_dof_cannot_push(j: _Judge, act: Actuator, assigned: int | None) -> list
     sign that fits the assigned motor's factors (MOT_n_DIRECTION applied)."""
     sign = 1.0
     if assigned is not None and assigned <= len(VECTORED_6DOF) and any(act.joint.axis):
-        probe = replace(act, channel=replace(act.channel, multiplier=1.0))
+        probe = act._replace(channel=act.channel._replace(multiplier=1.0))
         direction = j.params.get(f"MOT_{assigned}_DIRECTION", 1.0)
         fit = match(wrench(probe, j.reversed(act)), VECTORED_6DOF[assigned - 1]) or 1
         sign = -1.0 if fit * (1 if direction >= 0 else -1) < 0 else 1.0
@@ -714,8 +717,9 @@ def _six_dof_cannot_push(j: _Judge, act: Actuator, assigned: int | None) -> list
 # -- one model against one parameter set ------------------------------------------------------
 
 
-@dataclass
-class ModelCheck:
+class ModelCheck(NamedTuple):
+    """One model checked: its channels, geometry and findings."""
+
     channels: list[Channel]
     geometry: Geometry
     findings: list[Finding]

@@ -17,6 +17,8 @@ from .classify import Classifier
 
 @dataclass
 class Effective:
+    """A parameter's winning value across the layers, and the ones it overrode."""
+
     name: str
     param: Param  # the layer that won
     layer: str
@@ -25,6 +27,8 @@ class Effective:
 
 @dataclass
 class Layers:
+    """Parameter files loaded in order (frame defaults first), and what wins."""
+
     frame: str
     layers: list[Source]
     effective: dict[str, Effective]
@@ -49,6 +53,8 @@ def stack(layers: list[Source], frame: str, frame_roles: tuple[str, ...]) -> Lay
 
 @dataclass(frozen=True)
 class Flag:
+    """A frame default SITL runs where the hardware has another value."""
+
     effective: Effective
     hardware: Param
     category: str

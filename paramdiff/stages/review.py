@@ -34,6 +34,8 @@ class Attention:
 
 @dataclass
 class RoleMove:
+    """A role whose locked file moved between the base and the head."""
+
     pin: str
     role: str
     repo: str
@@ -73,6 +75,8 @@ class ParamChange:
 
 @dataclass
 class DeltaChange:
+    """An overlay delta added, removed, changed or gone stale."""
+
     kind: str  # added | removed | changed | stale
     param: str
     value: str
@@ -85,6 +89,8 @@ class DeltaChange:
 
 @dataclass
 class LineChange:
+    """A derived-file line added, removed or changed."""
+
     kind: str  # added | removed | changed
     name: str
     old: str
@@ -95,6 +101,8 @@ class LineChange:
 
 @dataclass
 class ProfileReview:
+    """What changed in one profile between the base and the head."""
+
     profile: str
     pin: str
     derived: str
@@ -111,6 +119,8 @@ class ProfileReview:
 
 @dataclass
 class Review:
+    """Every profile's changes against the base."""
+
     base: str  # as given (or the merge base's description)
     base_commit: str
     profiles: list[ProfileReview] = field(default_factory=list)

@@ -14,6 +14,8 @@ WARNING = "warning"  # the metadata's range/enum/bits are advisory; ArduPilot st
 
 @dataclass(frozen=True)
 class Problem:
+    """A value the metadata does not allow, and how bad it is."""
+
     param: Param
     what: str
     severity: str = WARNING

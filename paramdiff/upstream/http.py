@@ -44,6 +44,8 @@ class HttpError(FetchError):
 
 @dataclass
 class HttpSettings:
+    """Bounds on one download: timeouts, retries, deadline, size, redirects."""
+
     connect_timeout: float = 5.0  # seconds per connection attempt
     read_timeout: float = 20.0  # seconds any one socket read may wait
     retries: int = 3  # after the first attempt: urllib3's, and again for a broken body

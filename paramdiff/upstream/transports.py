@@ -18,12 +18,11 @@ from urllib.parse import quote, urlparse
 
 from ..errors import FetchError
 from ..files import read_regular
+from . import GIT_BASE, RAW_BASE
 from .http import HttpClient, SizeLimit
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 LOCKED_SIZE = "the size sources.lock records"
-RAW_BASE = "https://raw.githubusercontent.com"
-GIT_BASE = "https://github.com"
 
 
 class TransportError(FetchError):
@@ -32,6 +31,8 @@ class TransportError(FetchError):
 
 @dataclass(frozen=True)
 class Fetched:
+    """Bytes from a transport and the digests the source claims for them."""
+
     data: bytes
     blob: str | None = None  # git blob id the source claims, if it has one
     sha256: str | None = None  # sha256 the source claims, if it has one

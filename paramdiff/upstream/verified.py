@@ -23,9 +23,8 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import FetchError
 from ..files import write_atomic
@@ -35,8 +34,7 @@ MAX_RECORD_BYTES = 16 * 1024  # a record is ~400 bytes; paths are bounded well b
 FIELDS = {"repo": str, "commit": str, "path": str, "size": int, "sha256": str, "blob": str}
 
 
-@dataclass(frozen=True)
-class VerifiedFile:
+class VerifiedFile(NamedTuple):
     """``path`` at ``commit`` of ``repo`` held ``size`` bytes with these digests."""
 
     repo: str
@@ -86,7 +84,7 @@ class VerifiedIndex:
         return VerifiedFile(**fields)
 
     def put(self, record: VerifiedFile) -> None:
-        fields = asdict(record)
+        fields = record._asdict()
         data = json.dumps({**fields, "check": _checksum(fields)}, sort_keys=True).encode()
         target = self.path_for(record.repo, record.commit, record.path)
         try:

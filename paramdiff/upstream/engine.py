@@ -1,0 +1,307 @@
+"""The engine ``fetch`` and ``materialize`` share: locked bytes from the cache, verified;
+downloads (and verifies) only what the cache lacks.
+
+``materialize`` (compare/derive/check) lives here, apart from the fetch command's lock writing
+(``fetch.py``): a warm run finds every file in the cache and never imports the transports,
+the HTTP client or ``socket`` (they load with the first download: ~8 ms of imports).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
+from ..config.sources import Profile, SourceSpec
+from ..digests import git_blob_id, sha256_of
+from ..errors import ConfigError, FetchError, ParamdiffError
+from ..model.locked import LockedFile
+from . import GIT_BASE, RAW_BASE
+from .cache import Cache
+from .verified import VerifiedFile, VerifiedIndex
+
+if TYPE_CHECKING:
+    from .transports import Fetched, GitTransport, MirrorTransport, Transport
+
+ENV_MIRROR = "PARAMDIFF_MIRROR"
+ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
+MAX_WORKERS = 4
+
+
+@dataclass
+class TransportChoice:
+    """Which transport serves a source: a mirror for everything, a global override,
+    or the source's own ``transport:`` (https by default)."""
+
+    cache_dir: Path
+    mirror: str | None = None
+    override: str | None = None
+    git_base: str = GIT_BASE
+    raw_base: str | None = None
+    _made: dict[str, Transport] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(
+        cls,
+        cache_dir: Path,
+        mirror: str | None = None,
+        override: str | None = None,
+        git_base: str | None = None,
+    ) -> TransportChoice:
+        """Options win over the environment (PARAMDIFF_MIRROR, PARAMDIFF_GIT_BASE)."""
+        return cls(
+            cache_dir=cache_dir,
+            mirror=mirror or os.environ.get(ENV_MIRROR) or None,
+            override=override,
+            git_base=git_base or os.environ.get(ENV_GIT_BASE) or GIT_BASE,
+        )
+
+    def for_source(self, spec: SourceSpec) -> Transport:
+        name = "mirror" if self.mirror else (self.override or spec.transport or "https")
+        if name not in self._made:
+            if name == "mirror":
+                if not self.mirror:
+                    raise ConfigError(
+                        f"role '{spec.role}' asks for the mirror transport but no mirror is set",
+                        f"pass --mirror DIR|URL or set {ENV_MIRROR}",
+                    )
+                from .transports import MirrorTransport
+
+                self._made[name] = MirrorTransport(self.mirror)
+            elif name == "git":
+                from .transports import GitTransport
+
+                self._made[name] = GitTransport(self.cache_dir, self.git_base)
+            else:
+                from .transports import HttpsTransport
+
+                self._made[name] = HttpsTransport(
+                    raw_base=self.raw_base or RAW_BASE, git_base=self.git_base
+                )
+        return self._made[name]
+
+    def history_source(self, spec: SourceSpec) -> MirrorTransport | GitTransport:
+        """Where a file's upstream history is read: the mirror's MANIFEST when there is a
+        mirror, else ``git log`` over a cached clone (raw-file hosts have no history)."""
+        from .transports import GitTransport, MirrorTransport
+
+        source = self.for_source(spec)
+        if isinstance(source, MirrorTransport):
+            return source
+        return GitTransport(self.cache_dir, self.git_base)
+
+
+@dataclass
+class FetchedRole:
+    """One role's locked bytes (and its includes') and whether they came from the cache."""
+
+    spec: SourceSpec
+    entry: LockEntry
+    data: bytes
+    status: str  # cached | downloaded
+    previous: LockEntry | None = None
+    includes: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        """New, or different bytes in the file or in any file it includes."""
+        p = self.previous
+        return p is None or p.sha256 != self.entry.sha256 or p.includes != self.entry.includes
+
+
+IncludeFinder = Callable[[SourceSpec, str, bytes], list[str]]
+
+
+def _no_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
+    return []
+
+
+class _Engine:
+    def __init__(
+        self,
+        cache: Cache,
+        transports: TransportChoice | None,
+        includes: IncludeFinder = _no_includes,
+    ) -> None:
+        self.cache = cache
+        self.verified = VerifiedIndex(cache.root)
+        self.transports = transports
+        self.includes = includes
+
+    def _transport(self, spec: SourceSpec, what: str) -> Transport:
+        if self.transports is None:
+            raise FetchError(
+                f"{spec.describe()}: {what} is not in the cache and --offline forbids the network",
+                "run paramdiff fetch without --offline (or with --mirror) first; if "
+                f"{LOCK_FILE} was edited, restore it from git",
+            )
+        return self.transports.for_source(spec)
+
+    def _cached(
+        self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
+    ) -> tuple[bytes, VerifiedFile] | None:
+        """Cached bytes, only if this cache verified them for (repo, commit, path) and they
+        are what the lock records. Anything else is a miss: re-verified at the source."""
+        seen = self.verified.get(spec.repo, commit, path)
+        if seen is None:
+            return None
+        if locked is not None and (seen.size, seen.sha256, seen.blob) != (
+            locked.size,
+            locked.sha256,
+            locked.blob,
+        ):
+            return None
+        data = self.cache.get(seen.sha256)  # re-hashed: the very bytes the record verified
+        if data is None or len(data) != seen.size:
+            return None
+        return data, seen
+
+    def _download(
+        self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
+    ) -> tuple[bytes, str, str]:
+        """Bytes of ``path`` at ``commit``, verified against the lock and the source's claims."""
+        where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
+        # spec.describe() already names the role's path: name it again only for an include.
+        what = "the file" if path == spec.path else f"{path}, which it includes,"
+        transport = self._transport(spec, f"{what} at {commit[:12]}")
+        try:
+            got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
+        except FetchError as exc:
+            raise FetchError(f"{where}: {exc.what}", exc.fix) from None
+        data = got.data
+        digest, blob = sha256_of(data), git_blob_id(data)
+        claims = []
+        if locked is not None:
+            claims += [
+                ("sha256", locked.sha256, digest, LOCK_FILE),
+                ("blob", locked.blob, blob, LOCK_FILE),
+            ]
+            if locked.size != len(data):
+                raise FetchError(
+                    f"{where}: got {len(data)} bytes but {LOCK_FILE} records {locked.size}",
+                    "the upstream file or the lock was altered; restore the lock from git, or "
+                    "review the change and run paramdiff fetch --update",
+                )
+        if got.sha256:
+            claims.append(("sha256", got.sha256, digest, "the source's manifest"))
+        if got.blob:
+            claims.append(("blob", got.blob, blob, "the source's git tree"))
+        for kind, want, have, by in claims:
+            if want != have:
+                raise FetchError(
+                    f"{where}: {kind} mismatch — {by} says {want[:16]}…, the bytes hash to "
+                    f"{have[:16]}…",
+                    "do not trust this file: if the lock was edited restore it from git; if "
+                    "upstream or the mirror changed, review it and run paramdiff fetch --update",
+                )
+        self.cache.put(data)
+        self.verified.put(VerifiedFile(spec.repo, commit, path, len(data), digest, blob))
+        return data, digest, blob
+
+    def one(self, spec: SourceSpec, entry: LockEntry | None, resolve: bool) -> FetchedRole:
+        if resolve or entry is None:
+            transport = self._transport(spec, "the ref")  # its error names the role already
+            try:
+                commit = transport.resolve(spec.repo, spec.ref)
+            except FetchError as exc:
+                raise FetchError(f"{spec.describe()}: {exc.what}", exc.fix) from None
+        else:
+            commit = entry.commit
+        same_commit = entry is not None and entry.commit == commit and entry.matches(spec)
+        locked = (
+            LockedFile(spec.path, entry.size, entry.sha256, entry.blob)
+            if (entry is not None and same_commit)
+            else None
+        )
+        hit = self._cached(spec, commit, spec.path, locked)
+        if hit is not None:
+            data, digest, blob, status = hit[0], hit[1].sha256, hit[1].blob, "cached"
+        else:
+            data, digest, blob = self._download(spec, commit, spec.path, locked)
+            status = "downloaded"
+        old_includes = {i.path: i for i in entry.includes} if (entry and same_commit) else {}
+        includes, locked_files, fetched = self._walk_includes(spec, commit, data, old_includes)
+        if fetched:
+            status = "downloaded"
+        new_entry = LockEntry(
+            repo=spec.repo,
+            ref=spec.ref,
+            commit=commit,
+            path=spec.path,
+            format=spec.format,
+            size=len(data),
+            sha256=digest,
+            blob=blob,
+            includes=tuple(sorted(locked_files, key=lambda f: f.path)),
+        )
+        if entry and same_commit and new_entry.includes != entry.includes:
+            # Same commit, same main file, but the include set moved: only a hand edit does that.
+            raise FetchError(
+                f"{spec.describe()}: the includes in {LOCK_FILE} do not match the file",
+                "restore the lock from git or run paramdiff fetch --update",
+            )
+        return FetchedRole(spec, new_entry, data, status, previous=entry, includes=includes)
+
+    def _walk_includes(
+        self, spec: SourceSpec, commit: str, data: bytes, locked: dict[str, LockedFile]
+    ) -> tuple[dict[str, bytes], list[LockedFile], bool]:
+        """Every file ``data`` includes (transitively), at the same commit, each verified
+        like the main file; and whether any had to be downloaded."""
+        includes: dict[str, bytes] = {}
+        locked_files: list[LockedFile] = []
+        downloaded = False
+        pending = [(spec.path, data)]
+        while pending:
+            parent, parent_data = pending.pop(0)
+            for inc in self.includes(spec, parent, parent_data):
+                if inc in includes:
+                    continue
+                old = locked.get(inc)
+                hit = self._cached(spec, commit, inc, old)
+                if hit is not None:
+                    inc_data, digest, blob = hit[0], hit[1].sha256, hit[1].blob
+                else:
+                    inc_data, digest, blob = self._download(spec, commit, inc, old)
+                    downloaded = True
+                includes[inc] = inc_data
+                locked_files.append(LockedFile(inc, len(inc_data), digest, blob))
+                pending.append((inc, inc_data))
+        return includes, locked_files, downloaded
+
+    def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
+        if len(jobs) == 1:  # no pool (nor its import) for one role: the common lazy lookup
+            return [self.one(*jobs[0])]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=MAX_WORKERS) as pool:
+            futures = [pool.submit(self.one, *job) for job in jobs]
+            results: list[FetchedRole] = []
+            first_error: ParamdiffError | None = None
+            for fut in futures:
+                try:
+                    results.append(fut.result())
+                except ParamdiffError as exc:
+                    first_error = first_error or exc
+        if first_error is not None:
+            raise first_error
+        return results
+
+
+def materialize(
+    profile: Profile,
+    pin: str | None,
+    cache: Cache,
+    transports: TransportChoice | None,
+    lock: Lock | None,
+    roles: list[str] | None = None,
+    includes: IncludeFinder = _no_includes,
+) -> dict[str, FetchedRole]:
+    """The locked bytes of each role; downloads (and verifies) only what the cache lacks."""
+    pin, specs = profile.pin(pin)
+    wanted = [specs[r] for r in (roles or list(specs)) if r in specs]
+    jobs = [(spec, require_entry(lock, profile.name, pin, spec), False) for spec in wanted]
+    results = _Engine(cache, transports, includes).many(jobs)
+    return {r.spec.role: r for r in results}
