@@ -18,6 +18,7 @@ from paramdiff.files import parsed_entry_path
 from paramdiff.model.metadata import label_tables_of, parse_pdef
 from paramdiff.upstream.cache import Cache
 from paramdiff.upstream.parsed import (
+    ENTRIES_KIND,
     FORMAT,
     METADATA_KIND,
     LazyParams,
@@ -42,13 +43,30 @@ def entry(cache: Cache) -> Path:
     return parsed_path(cache, METADATA_KIND, SHA)
 
 
-def forge(cache: Cache, payload: bytes, source_sha: str = SHA, fmt: str = FORMAT) -> None:
+def forge(
+    cache: Cache,
+    payload: bytes,
+    source_sha: str = SHA,
+    fmt: str = FORMAT,
+    kind: str = METADATA_KIND,
+) -> None:
     """An entry whose header is consistent with ``payload`` (what only a deliberate writer of
     the cache directory could produce)."""
     digest = hashlib.sha256(payload).hexdigest()
-    entry(cache).parent.mkdir(parents=True, exist_ok=True)
-    head = f"{fmt} {METADATA_KIND} {source_sha} {digest}\n".encode()
-    entry(cache).write_bytes(head + payload)
+    path = parsed_path(cache, kind, SHA)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(f"{fmt} {kind} {source_sha} {digest}\n".encode() + payload)
+
+
+def forge_metadata(cache: Cache, head: bytes, tables: bytes = b"", entries: bytes = b"{}") -> None:
+    """A metadata entry of ``head`` (names, flags, display names, units, starts), the digest of
+    ``entries`` and ``tables``, and ``entries`` as its entries' entry."""
+    forge(cache, entries, kind=ENTRIES_KIND)
+    digest = json.dumps(hashlib.sha256(entries).hexdigest()).encode()
+    forge(cache, head + b"\n" + digest + b"\n" + tables)
+
+
+ONE_NAME = b'["SERVO1_FUNCTION"]\n{}\n[""]\n'
 
 
 def test_first_load_parses_and_writes_the_entry_the_second_reads_it(tmp_path: Path) -> None:
@@ -105,7 +123,7 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     forge(cache, payload, fmt="paramdiff-parsed 0")  # an older format
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
-    forge(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n[0]\n{}')  # names and starts disagree
+    forge_metadata(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n[0]')  # names and starts disagree
     assert dict(load(cache).params) == expected()
     assert entry(cache).read_bytes() == good
 
@@ -124,12 +142,9 @@ def test_a_forged_summary_that_does_not_fit_is_not_used(tmp_path: Path, summary:
     cache = Cache(tmp_path)
     load(cache)
     good = entry(cache).read_bytes()
-    forge(cache, b'["SERVO1_FUNCTION"]\n{}\n' + summary + b"\n{}")
+    forge_metadata(cache, b'["SERVO1_FUNCTION"]\n{}\n' + summary)
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     assert entry(cache).read_bytes() == good
-
-
-ONE_NAME = b'["SERVO1_FUNCTION"]\n{}\n[""]\n'
 
 
 @pytest.mark.parametrize(
@@ -147,7 +162,7 @@ ONE_NAME = b'["SERVO1_FUNCTION"]\n{}\n[""]\n'
 )
 def test_forged_label_tables_are_the_entry_error(tmp_path: Path, tables: bytes) -> None:
     cache = Cache(tmp_path)
-    forge(cache, ONE_NAME + b"[0]\n[0,3]\n{}\n" + tables)
+    forge_metadata(cache, ONE_NAME + b"[0]\n[0]", tables)
     with pytest.raises(InputError):
         load(cache).label("SERVO1_FUNCTION", 73)
 
@@ -155,7 +170,7 @@ def test_forged_label_tables_are_the_entry_error(tmp_path: Path, tables: bytes) 
 @pytest.mark.parametrize("number", [b"1", b"-1"])
 def test_a_table_number_pointing_nowhere_is_the_entry_error(tmp_path: Path, number: bytes) -> None:
     cache = Cache(tmp_path)
-    forge(cache, ONE_NAME + b"[" + number + b']\n[0,3]\n{}\n[[], [], ""]')
+    forge_metadata(cache, ONE_NAME + b"[" + number + b"]\n[0]", b'[[], [], ""]')
     with pytest.raises(InputError):
         load(cache).label("SERVO1_FUNCTION", 73)
 
@@ -163,10 +178,10 @@ def test_a_table_number_pointing_nowhere_is_the_entry_error(tmp_path: Path, numb
 def test_a_label_comes_from_its_table_or_else_from_its_entry(tmp_path: Path) -> None:
     cache = Cache(tmp_path)
     entry_line = b'{"Values":{"73":"FromEntry"}}'
-    forge(cache, ONE_NAME + b"[null]\n[0]\n" + entry_line)
+    forge_metadata(cache, ONE_NAME + b"[null]\n[0]", entries=entry_line)
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (FromEntry)"
     tables = b'[[[73.0, "FromTables"]], [], ""]'
-    forge(cache, ONE_NAME + b"[0]\n[0, 30]\n" + entry_line + b"\n" + tables)
+    forge_metadata(cache, ONE_NAME + b"[0]\n[0]", tables, entry_line)
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (FromTables)"
     assert label_tables_of({"Values": ["not", "an", "object"]}) is None
 
@@ -195,20 +210,20 @@ def test_the_summary_gives_what_the_whole_entry_gives(tmp_path: Path) -> None:
 
 def test_a_forged_malformed_line_is_an_error_naming_the_entry(tmp_path: Path) -> None:
     cache = Cache(tmp_path)
-    forge(cache, b'["SERVO1_FUNCTION"]\n{}\n[""]\n[null]\n[0]\nnot json')
+    forge_metadata(cache, ONE_NAME + b"[null]\n[0]", entries=b"not json")
     meta = load(cache)
     with pytest.raises(InputError) as exc:
         meta.get("SERVO1_FUNCTION")
     assert exc.value.fix == f"delete {entry(cache)} (it is rebuilt from the verified source)"
     for starts in (b"[5]", b"[-1]", b'["0"]', b"[1.5]"):  # a line start pointing wrong
-        forge(cache, b'["SERVO1_FUNCTION"]\n{}\n[""]\n[null]\n' + starts + b"\n{}")
+        forge_metadata(cache, ONE_NAME + b"[null]\n" + starts)
         with pytest.raises(InputError):
             load(cache).get("SERVO1_FUNCTION")
-    forge(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n[0,1]\n{}\n{}')  # B starts inside A
+    forge_metadata(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n[0,1]', entries=b"{}\n{}")
     with pytest.raises(InputError):
         load(cache).get("A")
     # an index pointing nowhere
-    forge(cache, b'["SERVO1_FUNCTION"]\n{"Calibration":[7]}\n[""]\n[null]\n[0]\n{}')
+    forge_metadata(cache, b'["SERVO1_FUNCTION"]\n{"Calibration":[7]}\n[""]\n[null]\n[0]')
     with pytest.raises(InputError):
         load(cache).flagged("Calibration")
 
@@ -301,3 +316,41 @@ def test_a_yaml_document_json_would_change_is_never_kept(tmp_path: Path) -> None
     for text in (b"when: 2026-12-01\n", b"1: one\n", b"s: !!set {a: null}\n"):
         load_yaml(text, "d.yaml", tmp_path).remember()
         assert not (tmp_path / "parsed").exists()
+
+
+def entries_entry(cache: Cache) -> Path:
+    return parsed_path(cache, ENTRIES_KIND, SHA)
+
+
+def test_labels_read_no_entries_and_a_lookup_rebuilds_missing_or_damaged_ones(
+    tmp_path: Path,
+) -> None:
+    """The names' own lines are a second entry: a label never reads it; a name's metadata
+    does, and a missing, damaged or stale one is made again from the source."""
+    cache = Cache(tmp_path)
+    load(cache)
+    good = entries_entry(cache).read_bytes()
+    entries_entry(cache).unlink()
+    meta = load(cache)
+    assert meta.label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
+    assert meta.display_name("SERVO1_FUNCTION") == "Servo output function"
+    assert not entries_entry(cache).exists()
+    assert dict(meta.params) == expected()
+    assert entries_entry(cache).read_bytes() == good
+    for damaged in (good[:-9], good.replace(b"Servo", b"Serv0")):
+        entries_entry(cache).write_bytes(damaged)
+        assert dict(load(cache).params) == expected()
+        assert entries_entry(cache).read_bytes() == good
+    forge(cache, good.split(b"\n", 1)[1].replace(b"Servo", b"Serv0"), kind=ENTRIES_KIND)
+    assert dict(load(cache).params) == expected()  # consistent, but not what the head names
+    assert entries_entry(cache).read_bytes() == good
+
+
+def test_a_head_naming_other_entries_is_the_entry_error(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    forge_metadata(cache, ONE_NAME + b"[null]\n[0]")
+    payload = entry(cache).read_bytes().split(b"\n", 1)[1].split(b"\n")
+    payload[5] = json.dumps("0" * 64).encode()  # the entries' digest, forged
+    forge(cache, b"\n".join(payload))
+    with pytest.raises(InputError):
+        load(cache).get("SERVO1_FUNCTION")

@@ -22,12 +22,14 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..digests import sha256_of
 from ..errors import InputError
 from ..files import (
     PARSED_FORMAT,
     parsed_entry_path,
     read_parsed,
     read_parsed_head,
+    read_parsed_payload,
     write_parsed,
 )
 from ..model.metadata import (
@@ -43,6 +45,7 @@ from .cache import Cache
 FORMAT = PARSED_FORMAT
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 METADATA_KIND = "pdef"
+ENTRIES_KIND = "pdef-entries"
 _UNITS = {str, int, type(None)}  # see _Head.units
 
 
@@ -64,12 +67,15 @@ class LazyParams(Mapping[str, dict[str, Any]]):
     """name -> metadata dict, each decoded from its compact JSON line on first lookup; a
     name's display name and plain units without decoding it (see ``summary``)."""
 
-    def __init__(self, head: _Head, entry: bytes, base: int, where: Path) -> None:
+    def __init__(
+        self, head: _Head, tables: list[bytes], entries: EntriesLoader, where: Path
+    ) -> None:
         self._names = head.names
         self._row = dict(zip(head.names, range(len(head.names)), strict=True))
         self._head = head
-        self._entry = entry  # the whole entry: the lines after the head start at ``base``
-        self._base = base
+        self._table_lines = tables
+        self._load_entries = entries
+        self._entries: tuple[bytes, int] | None = None  # the entries' file, where they start
         self._flags: dict[str, frozenset[str]] = {}
         self._decoded: dict[str, dict[str, Any]] = {}
         self._tables: dict[int, LabelTables] = {}  # by number (_Head.units)
@@ -120,11 +126,10 @@ class LazyParams(Mapping[str, dict[str, Any]]):
         if type(table) is not int:
             return None
         if table not in self._tables:
-            line = len(self._names) + table
-            if table < 0 or line >= len(self._head.starts):
+            if not 0 <= table < len(self._table_lines):
                 raise self._malformed()
             try:
-                values, bits, units = self._scan(line)
+                values, bits, units = self._scan(self._table_lines[table])
                 tables = LabelTables(dict(values), dict(bits), units)
                 _check_tables(tables)
             except (TypeError, ValueError):  # not three items, pairs, or of the right types
@@ -133,21 +138,27 @@ class LazyParams(Mapping[str, dict[str, Any]]):
         return self._tables[table]
 
     def _decode(self, row: int) -> dict[str, Any]:
-        raw = self._scan(row)
+        if self._entries is None:  # read (and checked against the head) on the first lookup
+            data, base, digest = self._load_entries(self._head.entries)
+            if digest != self._head.entries:  # even when made again: a forged head
+                raise self._malformed()
+            self._entries = data, base
+        data, base = self._entries
+        starts = self._head.starts
+        start = starts[row]
+        end = starts[row + 1] - 1 if row + 1 < len(starts) else len(data) - base
+        if type(start) is not int or type(end) is not int or not 0 <= start <= end:
+            raise self._malformed()
+        raw = self._scan(data[base + start : base + end])
         if not isinstance(raw, dict):
             raise self._malformed()
         return raw
 
-    def _scan(self, line: int) -> Any:
-        """The JSON value on a line after the head (a name's entry, then the label tables)."""
-        starts, base = self._head.starts, self._base
-        start = starts[line]
-        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self._entry) - base
+    def _scan(self, line: bytes) -> Any:
+        """The JSON value of one line (an entry or a label table)."""
         # The C scanner itself: json.loads's Python layers cost more than the parse of a line.
         try:
-            if type(start) is not int or type(end) is not int or not 0 <= start <= end:
-                raise ValueError
-            text = self._entry[base + start : base + end].decode()
+            text = line.decode()
             raw, stop = _SCAN(text, 0)
             if stop != len(text):
                 raise ValueError
@@ -166,7 +177,7 @@ class LazyParams(Mapping[str, dict[str, Any]]):
 
 
 class _Head(NamedTuple):
-    """The lines of an entry before its parameters' lines, in this order."""
+    """The lines of the metadata's entry before its label tables (one a line), in this order."""
 
     names: list[str]
     flags: dict[str, Any]  # flag -> row numbers, made into name sets when asked for
@@ -174,13 +185,16 @@ class _Head(NamedTuple):
     # text: summarize's units (the label is the number and these); a number: which label
     # tables; null: the label needs the whole entry
     units: list[str | int | None]
-    starts: list[int]  # where each line after the head starts: the names' entries, then tables
+    starts: list[int]  # where each name's line starts in the entries' entry
+    entries: str  # the sha256 of the entries' entry (ENTRIES_KIND): the two go together
 
 
 HEAD_LINES = len(_Head._fields)
 
 
-def _encode_params(params: Mapping[str, dict[str, Any]]) -> bytes:
+def _encode_params(params: Mapping[str, dict[str, Any]]) -> tuple[bytes, bytes]:
+    """The metadata's entry (the head, then its label tables) and its entries' entry (each
+    name's metadata a line)."""
     names = list(params)
     flags: dict[str, list[int]] = {}
     for i, name in enumerate(names):
@@ -194,12 +208,13 @@ def _encode_params(params: Mapping[str, dict[str, Any]]) -> bytes:
         for n, s in zip(names, summaries, strict=True)
     ]
     # ASCII (non-ASCII escaped): each line is decoded on its own when looked up, fast.
-    lines = [json.dumps(params[n], separators=(",", ":")) for n in names] + list(tables)
-    # Where each line starts: reading the entry splits off the head only (splitting 5,000
-    # lines cost ~1 ms a load).
+    lines = [json.dumps(params[n], separators=(",", ":")) for n in names]
+    # Where each line starts: the entries are never split into lines (5,000 lines, ~1 ms).
     starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
-    head = _Head(names, flags, [s[0] for s in summaries], units, starts)
-    return "\n".join([*map(json.dumps, head), *lines]).encode()
+    entries = "\n".join(lines).encode()
+    digest = sha256_of(entries)
+    head = _Head(names, flags, [s[0] for s in summaries], units, starts, digest)
+    return "\n".join([*map(json.dumps, head), *tables]).encode(), entries
 
 
 def _table(raw: dict[str, Any], tables: dict[str, int]) -> int | None:
@@ -222,33 +237,66 @@ def _check_tables(tables: LabelTables) -> None:
         raise TypeError
 
 
-def _decode_params(lines: list[bytes], entry: bytes, base: int, where: Path) -> LazyParams | None:
+def _decode_params(
+    lines: list[bytes], entry: bytes, base: int, entries: EntriesLoader, where: Path
+) -> LazyParams | None:
     try:
         head = _Head(*(json.loads(line) for line in lines))
     except (UnicodeDecodeError, ValueError):
         return None
-    names, flags, shown, units, starts = head
+    names, flags, shown, units, starts, digest = head
     if not all(isinstance(a, list) for a in (names, shown, units, starts)):
         return None
-    if not names or not len(names) == len(shown) == len(units) <= len(starts):
+    if not names or not len(names) == len(shown) == len(units) == len(starts):
+        return None
+    if not isinstance(digest, str):
         return None
     if not isinstance(flags, dict) or set(map(type, names)) != {str}:
         return None
     if set(map(type, shown)) != {str} or not set(map(type, units)) <= _UNITS:
         return None
-    return LazyParams(head, entry, base, where)
+    tables = entry[base:].split(b"\n") if base < len(entry) else []
+    return LazyParams(head, tables, entries, where)
 
 
 def load_metadata(
     cache: Cache, source_sha256: str, data: bytes, file: str, firmware: str
 ) -> Metadata:
     """``apm.pdef.json`` (``data``, already verified to hash to ``source_sha256``) as
-    Metadata: from its parsed entry when that verifies, else parsed and the entry written."""
+    Metadata: from its parsed entry when that verifies, else parsed and the entries written.
+    The names' own lines (1.5 MB of the 1.8) are in a second entry, read when a name's
+    metadata is first looked up: a compare reads the first only (~0.3 MB to read and hash)."""
     where = parsed_path(cache, METADATA_KIND, source_sha256)
     found = read_parsed_head(cache.root, METADATA_KIND, source_sha256, HEAD_LINES)
-    params = _decode_params(*found, where) if found is not None else None
+
+    def entries(digest: str) -> tuple[bytes, int, str]:
+        kept = read_parsed_payload(cache.root, ENTRIES_KIND, source_sha256)
+        if kept is not None and kept[2] == digest:
+            return kept
+        return _rebuilt(cache, source_sha256, data, file, firmware)  # missing, damaged, stale
+
+    params = _decode_params(*found, entries, where) if found is not None else None
     if params is not None:
         return Metadata(file=file, firmware=firmware, params=params)
     meta = parse_pdef(data, file, firmware)
-    write_entry(cache, METADATA_KIND, source_sha256, _encode_params(meta.params))
+    _write(cache, source_sha256, meta)
     return meta
+
+
+# the head's digest of the entries -> the entries' entry, where they start, their sha256
+EntriesLoader = Callable[[str], tuple[bytes, int, str]]
+
+
+def _write(cache: Cache, source_sha256: str, meta: Metadata) -> bytes:
+    head, entries = _encode_params(meta.params)
+    write_entry(cache, ENTRIES_KIND, source_sha256, entries)
+    write_entry(cache, METADATA_KIND, source_sha256, head)
+    return entries
+
+
+def _rebuilt(
+    cache: Cache, source_sha256: str, data: bytes, file: str, firmware: str
+) -> tuple[bytes, int, str]:
+    """The entries' payload made again from the source (its entry was missing or damaged)."""
+    entries = _write(cache, source_sha256, parse_pdef(data, file, firmware))
+    return entries, 0, sha256_of(entries)
