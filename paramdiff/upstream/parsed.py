@@ -2,16 +2,18 @@
 
 ``apm.pdef.json`` is 2 MB of indented JSON; parsing it is the largest single cost of a compare
 or a check. Its parameters are kept, per sha256 of the verified source bytes, in a compact form
-that loads in a few milliseconds: a header line; the head (``_Head``: the parameter names as one
-JSON array, the names indexed by flag so classifying decodes nothing, what every table row
-reads — display names, and each label's units or the number of its label tables — and where
-each later line starts); then each parameter's metadata as one line of compact JSON, decoded
-only when that parameter is looked up; then each distinct enum/bitmask label table once, decoded
-when a label needs it. The cache directory is not trusted code, so the form is plain JSON
-text (never pickle or marshal), and it is verified like every cache entry: the header names the
-format, the kind, the source's sha256 and the sha256 of everything after it. An entry that fails
-any of these (corrupt, truncated, edited, from another format version) is rebuilt from the
-source bytes, never used.
+that loads in a few milliseconds, as two entries. ``pdef``: a header line; the head (``_Head``:
+the parameter names as one JSON array, the names indexed by flag so classifying decodes
+nothing, what every table row reads — display names, and each label's units or the number of
+its label tables — where each name's line starts in the other entry, and that entry's sha256);
+then each distinct enum/bitmask label table once, decoded when a label needs it.
+``pdef-entries``: each parameter's metadata as one line of compact JSON, read when a name's
+metadata is first looked up (a compare never does) and decoded a line at a time. The cache
+directory is not trusted code, so the form is plain JSON text (never pickle or marshal), and
+each entry is verified like every cache entry: the header names the format, the kind, the
+source's sha256 and the sha256 of everything after it (and the head names the entries'). An
+entry that fails any of these (corrupt, truncated, edited, from another format version) is
+rebuilt from the source bytes, never used.
 """
 
 from __future__ import annotations
