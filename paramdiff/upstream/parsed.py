@@ -8,8 +8,9 @@ nothing, what every table row reads — display names, and each label's units or
 its label tables — where each name's line starts in the other entry, and that entry's sha256);
 then each distinct enum/bitmask label table once, decoded when a label needs it.
 ``pdef-entries``: each parameter's metadata as one line of compact JSON, read when a name's
-metadata is first looked up (a compare never does) and decoded a line at a time. The cache
-directory is not trusted code, so the form is plain JSON text (never pickle or marshal), and
+metadata is first looked up (a compare only for a renamed parameter's conversion) and decoded
+a line at a time. The cache directory is not trusted code, so the form is plain JSON text (never
+pickle or marshal), and
 each entry is verified like every cache entry: the header names the format, the kind, the
 source's sha256 and the sha256 of everything after it (and the head names the entries'). An
 entry that fails any of these (corrupt, truncated, edited, from another format version) is
@@ -267,7 +268,7 @@ def load_metadata(
     """``apm.pdef.json`` (``data``, already verified to hash to ``source_sha256``) as
     Metadata: from its parsed entry when that verifies, else parsed and the entries written.
     The names' own lines (1.5 MB of the 1.8) are in a second entry, read when a name's
-    metadata is first looked up: a compare reads the first only (~0.3 MB to read and hash)."""
+    metadata is first looked up: a compare's labels read the first only (~0.3 MB to hash)."""
     where = parsed_path(cache, METADATA_KIND, source_sha256)
     found = read_parsed_head(cache.root, METADATA_KIND, source_sha256, HEAD_LINES)
 
