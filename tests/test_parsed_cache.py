@@ -334,6 +334,11 @@ def test_labels_read_no_entries_and_a_lookup_rebuilds_missing_or_damaged_ones(
     meta = load(cache)
     assert meta.label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     assert meta.display_name("SERVO1_FUNCTION") == "Servo output function"
+    fresh = parse_pdef(PDEF, FILE, "4.7")
+    for name in ("ARMING_CHECK", "SERVO1_MIN", "SERVO1_FUNCTION", "NOPE"):  # what renames read
+        bits, info = meta.bits_of(name), fresh.get(name)
+        assert (bits is None) == (info is None)
+        assert bits is None or info is None or bits.bitmask == info.bitmask
     assert not entries_entry(cache).exists()
     assert dict(meta.params) == expected()
     assert entries_entry(cache).read_bytes() == good

@@ -233,6 +233,15 @@ class Metadata:
     def __contains__(self, name: str) -> bool:
         return name in self.params
 
+    def bits_of(self, name: str) -> ParamMeta | LabelTables | None:
+        """What a rename's conversion reads of ``name`` (its ``bitmask``): its label tables when
+        the cached parse has them, so its entry stays unread; else its ParamMeta."""
+        summary = self._summary(name)
+        if summary is not None and summary[1] is not None:  # no Values, no Bitmask
+            return LabelTables({}, {}, summary[1])
+        tables = self._tables(name) if summary is not None and self._tables else None
+        return tables if tables is not None else self.get(name)
+
     def display_name(self, name: str) -> str | None:
         """``name``'s DisplayName ("" when the entry has none), None when ``name`` is not here."""
         summary = self._summary(name)

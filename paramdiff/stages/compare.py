@@ -154,7 +154,9 @@ class Comparison:
         if param is None or param.name == name:
             return param.value if param is not None else None
         meta = self._meta(role)
-        return pairing.rename.conversion.apply(param.value, meta.get(param.name) if meta else None)
+        return pairing.rename.conversion.apply(
+            param.value, meta.bits_of(param.name) if meta else None
+        )
 
     def shown_name(self, name: str) -> str:
         """``SR0_EXTRA1 → MAV1_EXTRA1`` for a renamed row, else the name."""
@@ -177,7 +179,7 @@ class Comparison:
         if pairing is None or param.name == name or pairing.rename.conversion.identity:
             return text
         converted = pairing.rename.conversion.apply(
-            param.value, meta.get(param.name) if meta else None
+            param.value, meta.bits_of(param.name) if meta else None
         )
         new_meta = self._meta(pairing.new_roles[0])
         label = new_meta.label(name, converted) if new_meta else format_value(converted)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import InputError
-from ..model.metadata import ParamMeta
+from ..model.metadata import LabelTables, ParamMeta
 from ..model.source import Source
 
 DATA_FILE = "paramdiff/data/renames.yaml"
@@ -42,7 +42,7 @@ class Conversion(NamedTuple):
     def identity(self) -> bool:
         return self.scale == 1.0 and not self.rule
 
-    def apply(self, value: float, old_meta: ParamMeta | None = None) -> float:
+    def apply(self, value: float, old_meta: ParamMeta | LabelTables | None = None) -> float:
         if self.rule == "arming_checks_to_skips":
             return arming_checks_to_skips(value, old_meta)
         return value * self.scale
@@ -76,7 +76,7 @@ class Pairing(NamedTuple):
         return self.rename.old if role in self.old_roles else self.rename.new
 
 
-def arming_checks_to_skips(check: float, old_meta: ParamMeta | None = None) -> float:
+def arming_checks_to_skips(check: float, old_meta: ParamMeta | LabelTables | None = None) -> float:
     """ARMING_CHECK (checks to run) as the ARMING_SKIPCHK (checks to skip) 4.7 converts it to.
 
     Rule from ArduPilot/ardupilot PR #31568 (AP_Arming: turn ARMING_CHECK into ARMING_SKIPCHK,
