@@ -11,6 +11,11 @@ from ..model.metadata import Metadata
 UNKNOWN = "unknown"
 
 
+def _selects(cat: Category) -> bool:
+    """Whether ``cat`` has a rule of its own (else it takes every name no earlier one took)."""
+    return bool(cat.params or cat.calibration_list or cat.metadata_flags or cat.script_defined)
+
+
 @dataclass
 class Classifier:
     """Puts every name in exactly one category, by the ordered rules in sources.yaml."""
@@ -30,8 +35,12 @@ class Classifier:
         self._fragment = (
             re.compile("|".join(map(re.escape, self.fragments))) if self.fragments else None
         )
-        # (category, its globs) in order; a Category's hash (all its fields) is never taken
-        self._rules = [(c, GlobSet(c.params) if c.params else None) for c in self.categories]
+        # (category, its globs, whether it takes every name left) in order; a Category's hash
+        # (all its fields) is never taken
+        self._rules = [
+            (c, GlobSet(c.params).match if c.params else None, not _selects(c))
+            for c in self.categories
+        ]
         self._scripts = [(compile_globs((sp.params,)), sp.reason) for sp in self.script_params]
         self._flagged: dict[int, frozenset[str]] = {}  # category's position -> flagged names
 
@@ -68,7 +77,7 @@ class Classifier:
         return result
 
     def _classify(self, name: str) -> tuple[str, str]:
-        for i, (cat, globs) in enumerate(self._rules):
+        for i, (cat, globs_match, rest) in enumerate(self._rules):
             if cat.calibration_list and self._calibration_listed(name):
                 return cat.name, cat.rule
             if cat.metadata_flags and name in self._flagged_in(i, cat):
@@ -77,9 +86,9 @@ class Classifier:
                 reason = self.script_reason(name)
                 if reason:
                     return cat.name, reason
-            if globs is not None and globs.match(name):
+            if globs_match is not None and globs_match(name):
                 return cat.name, cat.rule
-            if not (cat.params or cat.calibration_list or cat.metadata_flags or cat.script_defined):
+            if rest:
                 if not self.known(name):
                     return UNKNOWN, "not in the firmware's parameter metadata: ArduPilot ignores it"
                 return cat.name, cat.rule
