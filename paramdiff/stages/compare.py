@@ -309,7 +309,7 @@ def compare(
     comp = Comparison(sources, {}, params, meta, facts, warnings, pairs)
     old_names = {p.rename.old for p in pairs.values()}
     rows = _RowMaker(comp, classifier)
-    for name in sorted({n for s in sources for n in s.file.params} - old_names):
+    for name in sorted(set().union(*(s.file.params for s in sources)) - old_names):
         comp.rows[name] = rows.row(name)
     return comp
 
