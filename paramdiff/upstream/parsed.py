@@ -30,7 +30,6 @@ from ..errors import InputError
 from ..files import (
     PARSED_FORMAT,
     parsed_entry_path,
-    read_parsed,
     read_parsed_head,
     read_parsed_payload,
     write_parsed,
@@ -54,12 +53,6 @@ _UNITS = {str, int, type(None)}  # see _Head.units
 
 def parsed_path(cache: Cache, kind: str, source_sha256: str) -> Path:
     return parsed_entry_path(cache.root, kind, source_sha256)
-
-
-def read_entry(cache: Cache, kind: str, source_sha256: str) -> bytes | None:
-    """The entry's payload when its header and digest check out, else None (a miss)."""
-    lines = read_parsed(cache.root, kind, source_sha256)
-    return b"\n".join(lines) if lines is not None else None
 
 
 def write_entry(cache: Cache, kind: str, source_sha256: str, payload: bytes) -> None:
