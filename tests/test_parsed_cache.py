@@ -123,7 +123,7 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
     forge(cache, payload, fmt="paramdiff-parsed 0")  # an older format
     assert load(cache).label("SERVO1_FUNCTION", 73) == "73 (ThrottleLeft)"
-    forge_metadata(cache, b'["A","B"]\n{}\n["",""]\n[null,null]\n[0]')  # names and starts disagree
+    forge_metadata(cache, b'["A","B"]\n{}\n["",""]\n[null]\n[0,0]')  # names, units disagree
     assert dict(load(cache).params) == expected()
     assert entry(cache).read_bytes() == good
 
@@ -135,7 +135,6 @@ def test_an_entry_for_other_bytes_or_another_format_is_not_used(tmp_path: Path) 
         b'[""]\n[0]',  # a line missing
         b"[7]\n[null]\n[0]",  # a display name that is not text
         b'[""]\n[{}]\n[0]',  # units that are neither text nor null
-        b'[""]\n[null]\n{}',  # line starts that are not a list
     ],
 )
 def test_a_forged_summary_that_does_not_fit_is_not_used(tmp_path: Path, summary: bytes) -> None:
@@ -215,7 +214,8 @@ def test_a_forged_malformed_line_is_an_error_naming_the_entry(tmp_path: Path) ->
     with pytest.raises(InputError) as exc:
         meta.get("SERVO1_FUNCTION")
     assert exc.value.fix == f"delete {entry(cache)} (it is rebuilt from the verified source)"
-    for starts in (b"[5]", b"[-1]", b'["0"]', b"[1.5]"):  # a line start pointing wrong
+    # line starts pointing wrong, not a list, or not one a name (checked when first needed)
+    for starts in (b"[5]", b"[-1]", b'["0"]', b"[1.5]", b"{}", b"[0, 1]", b"[0"):
         forge_metadata(cache, ONE_NAME + b"[null]\n" + starts)
         with pytest.raises(InputError):
             load(cache).get("SERVO1_FUNCTION")
