@@ -18,7 +18,7 @@ from .model.source import Source
 # and transports it runs (the fetch stack only when something is fetched), so `compare
 # three-way` on a warm cache never imports the report, the SVG or requests.
 if TYPE_CHECKING:
-    from .config.lock import Lock
+    from .config.lock import Lock, LockEntry
     from .config.overlay import Overlay
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
@@ -36,13 +36,24 @@ CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
 
 
-def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
+def blueos_includes(
+    spec: SourceSpec, path: str, data: bytes, cache: Cache | None = None, sha256: str = ""
+) -> list[str]:
     """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
-    model://NAME``) pull in others at the same commit."""
+    model://NAME``) pull in others at the same commit. A model's list is kept in the
+    ``cache`` per the ``sha256`` of its verified bytes (see upstream.parsed.kept_includes)."""
     if spec.format == "sdf":
-        from .parse.sdf_paths import repo_include_paths
 
-        return repo_include_paths(path, data)
+        def find() -> list[str]:
+            from .parse.sdf_paths import repo_include_paths
+
+            return repo_include_paths(path, data)
+
+        if cache is None or not sha256:
+            return find()
+        from .upstream.parsed import kept_includes
+
+        return kept_includes(cache, sha256, path, find)
     if spec.format != "blueos":
         return []
     from .parse.params import include_paths
@@ -113,6 +124,7 @@ class PinContext:
         self.profile: Profile = self.config.profile(profile)
         self.pin, self.specs = self.profile.pin(pin)
         self._fetched: dict[str, FetchedRole] = {}
+        self._entries: dict[str, LockEntry] = {}  # roles verified without keeping their bytes
         self._sources: dict[str, Source] = {}
         self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
@@ -143,6 +155,20 @@ class PinContext:
             )
         return {r: self._fetched[r] for r in roles if r in self._fetched}
 
+    def locked_entry(self, role: str) -> LockEntry:
+        """``role``'s lock entry, its bytes verified in the cache (or fetched) once per run;
+        a metadata file's are hashed as read, not kept (see engine.verify_cached)."""
+        if role in self._fetched:
+            return self._fetched[role].entry
+        if role not in self._entries:
+            entry = None
+            if self.spec(role).format == METADATA_FORMAT:
+                from .upstream.engine import verify_cached
+
+                entry = verify_cached(self.profile, self.pin, self.options.cache, self.lock, role)
+            self._entries[role] = entry or self.fetched([role])[role].entry
+        return self._entries[role]
+
     def spec(self, role: str) -> SourceSpec:
         if role not in self.specs:
             raise ConfigError(
@@ -159,15 +185,20 @@ class PinContext:
     @cached_property
     def metadata_by_firmware(self) -> dict[str, Metadata]:
         out: dict[str, Metadata] = {}
+        from .config.lock import require_entry
         from .upstream.parsed import load_metadata
 
         # One role at a time: hashing two cached files needs no thread pool (nor its import).
-        for f in (self.fetched([r])[r] for r in self.metadata_roles()):
-            spec = f.spec
+        for role in self.metadata_roles():
+            spec = self.specs[role]
             firmware = spec.firmware or self._firmware_from_path(spec.path) or self.pin
-            out[firmware] = load_metadata(
-                self.options.cache, f.entry.sha256, f.data, spec.path, firmware
-            )
+            sha256 = require_entry(self.lock, self.profile.name, self.pin, spec).sha256
+
+            def read(role: str = role) -> bytes:  # only when the parsed entry is missing
+                return self.fetched([role])[role].data
+
+            out[firmware] = load_metadata(self.options.cache, sha256, read, spec.path, firmware)
+            self.locked_entry(role)  # the bytes verified (fetched, or hashed) before any use
         return out
 
     @staticmethod
@@ -238,14 +269,14 @@ class PinContext:
         """A role that is not a parameter set (metadata, name list): identity only."""
 
         spec = self.spec(role)
-        f = self.fetched([role])[role]
+        entry = self.locked_entry(role)
         return Source(
             role=role,
             file=ParamFile(file=spec.path, format=spec.format),
             repo=spec.repo,
-            commit=f.entry.commit,
+            commit=entry.commit,
             path=spec.path,
-            sha256=f.entry.sha256,
+            sha256=entry.sha256,
         )
 
     def classifier(self, extra: tuple[Metadata, ...] = ()) -> Classifier:

@@ -20,8 +20,10 @@ from paramdiff.upstream.cache import Cache
 from paramdiff.upstream.parsed import (
     ENTRIES_KIND,
     FORMAT,
+    INCLUDES_KIND,
     METADATA_KIND,
     LazyParams,
+    kept_includes,
     load_metadata,
     parsed_path,
 )
@@ -359,3 +361,81 @@ def test_a_head_naming_other_entries_is_the_entry_error(tmp_path: Path) -> None:
     forge(cache, b"\n".join(payload))
     with pytest.raises(InputError):
         load(cache).get("SERVO1_FUNCTION")
+
+
+# --------------------------------------------------------------------------- metadata bytes
+
+
+def offline_project(tmp_path: Path) -> tuple[list[str], Path]:
+    """The offline boat project fetched and compared once (every parsed entry written); its
+    location args and the cache entry of its metadata's bytes."""
+    root = tmp_path / "project"
+    (root / "overlays").mkdir(parents=True)
+    (root / "sources.yaml").write_text(offline_sources())
+    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
+    build_mirror(tmp_path / "mirror", offline_upstream())
+    loc = location_args(root, tmp_path / "cache", tmp_path / "mirror")
+    for command in (["fetch"], ["derive"], ["compare", "three-way"]):
+        assert run_cli([*command, *loc]).exit_code == 0
+    return loc, Cache(tmp_path / "cache").path_for(SHA)
+
+
+@pytest.mark.parametrize("command", [["compare", "three-way"], ["derive", "--check"]])
+@pytest.mark.parametrize("damage", ["flip", "truncate", "delete"])
+def test_metadata_bytes_are_verified_though_their_parsed_entry_is_warm(
+    tmp_path: Path, command: list[str], damage: str
+) -> None:
+    """The metadata's bytes are hashed (not kept) when its parsed entry serves: damaged bytes
+    are a miss all the same, refused offline and fetched again from the mirror."""
+    loc, cached = offline_project(tmp_path)
+    data = cached.read_bytes()
+    if damage == "flip":
+        cached.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+    elif damage == "truncate":
+        cached.write_bytes(data[:-1])
+    else:
+        cached.unlink()
+    offline = run_cli([*command, *loc[:4], "--offline"])
+    assert offline.exit_code == 2, offline.output
+    assert "Rover-4.7/apm.pdef.json" in offline.output
+    assert "is not in the cache and --offline forbids the network" in offline.output
+    again = run_cli([*command, *loc])
+    assert again.exit_code == 0, again.output
+    assert cached.read_bytes() == data
+
+
+# --------------------------------------------------------------------------- model includes
+
+
+def test_a_models_includes_are_kept_and_a_bad_entry_is_found_again(tmp_path: Path) -> None:
+    cache, sha = Cache(tmp_path), "ab" * 32
+    calls: list[int] = []
+
+    def find(found: list[str]) -> list[str]:
+        calls.append(1)
+        return found
+
+    wanted = ["models/a/model.sdf"]
+    assert kept_includes(cache, sha, "models/m/model.sdf", lambda: find(wanted)) == wanted
+    assert kept_includes(cache, sha, "models/m/model.sdf", lambda: find([])) == wanted
+    assert len(calls) == 1
+    # Kept for another path: found again (and kept for this one).
+    assert kept_includes(cache, sha, "models/n/model.sdf", lambda: find([])) == []
+    assert len(calls) == 2
+    path = parsed_entry_path(cache.root, INCLUDES_KIND, sha)
+    for bad in (path.read_bytes()[:-2], path.read_bytes().replace(b"[]", b"[1]")):
+        path.write_bytes(bad)
+        assert kept_includes(cache, sha, "models/n/model.sdf", lambda: find(wanted)) == wanted
+    assert len(calls) == 4
+
+
+def test_a_model_that_fails_to_list_keeps_nothing(tmp_path: Path) -> None:
+    cache, sha = Cache(tmp_path), "cd" * 32
+
+    def fail() -> list[str]:
+        raise InputError("not well-formed XML", "fix it", file="m.sdf", line=1)
+
+    for _ in range(2):
+        with pytest.raises(InputError):
+            kept_includes(cache, sha, "m.sdf", fail)
+    assert not parsed_entry_path(cache.root, INCLUDES_KIND, sha).exists()

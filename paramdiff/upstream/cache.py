@@ -6,14 +6,17 @@ network and a corrupted entry is detected (and ignored) by re-hashing.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import posixpath
+import stat
 import sys
 from pathlib import Path
 
 from ..digests import sha256_of
 from ..errors import FetchError, InputError, ParamdiffError
-from ..files import read_regular, write_atomic
+from ..files import INPUT_LIMIT, read_regular, write_atomic
 
 ENV_CACHE = "PARAMDIFF_CACHE"
 
@@ -50,9 +53,16 @@ def _linux_cache_dir() -> Path | None:
     return None
 
 
+HASH_CHUNK = 256 * 1024
+
+
 class Cache:
     def __init__(self, root: Path) -> None:
         self.root = root
+        # Entries verified in this run (one Cache per run): a file is read and hashed once,
+        # however many profiles and roles share it (`check` read the calibration list 3 times).
+        self._verified: dict[str, bytes] = {}
+        self._held: dict[str, int] = {}  # sha256 -> size verified by ``holds`` (bytes not kept)
 
     def path_for(self, sha256: str) -> Path:
         return self.root / "sha256" / sha256[:2] / sha256
@@ -60,12 +70,41 @@ class Cache:
     def get(self, sha256: str) -> bytes | None:
         """The entry's bytes, or None: missing, damaged, or not a regular file (a FIFO, a
         directory, a device planted in the cache is never read, and counts as a miss)."""
+        if sha256 in self._verified:
+            return self._verified[sha256]
         try:
             data = read_regular(self.path_for(sha256))
         except (FileNotFoundError, InputError):
             return None
         # A damaged entry is a miss, never a source of wrong bytes.
-        return data if sha256_of(data) == sha256 else None
+        if sha256_of(data) != sha256:
+            return None
+        self._verified[sha256] = data
+        return data
+
+    def holds(self, sha256: str, size: int) -> bool:
+        """Whether the entry is a regular file of ``size`` bytes that hashes to ``sha256``,
+        as ``get`` checks it, hashed as it is read through one small buffer and not kept: read
+        whole, a 2 MB metadata file cost ~1 ms of fresh memory (page faults) besides its ~1 ms
+        hash (measured: 2.35 ms for two, 4.1 ms read whole)."""
+        if sha256 in self._verified:
+            return len(self._verified[sha256]) == size
+        if sha256 in self._held:
+            return self._held[sha256] == size
+        try:
+            flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC  # as read_regular
+            fd = os.open(self.path_for(sha256), flags)
+        except OSError:
+            return False
+        with os.fdopen(fd, "rb", buffering=0) as fh:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size != size or size > INPUT_LIMIT:
+                return False
+            digest, read = _hash_stream(fh, size)
+        if read != size or digest != sha256:
+            return False  # damaged (or changed while read): a miss
+        self._held[sha256] = size
+        return True
 
     def put(self, data: bytes) -> str:
         digest = sha256_of(data)
@@ -81,6 +120,23 @@ class Cache:
                     "make the cache directory writable, or pass --cache-dir / set PARAMDIFF_CACHE",
                 ) from None
         return digest
+
+
+def _hash_stream(fh: io.RawIOBase, size: int) -> tuple[str, int]:
+    """sha256 of at most ``size`` + 1 bytes of ``fh``, and how many there were."""
+    digest = hashlib.sha256()
+    view = memoryview(bytearray(min(HASH_CHUNK, size + 1)))
+    total = 0
+    try:
+        while total <= size:
+            n = fh.readinto(view)
+            if not n:
+                break
+            digest.update(view[:n])
+            total += n
+    except OSError:
+        return "", -1
+    return digest.hexdigest(), total
 
 
 def _clear(path: Path) -> None:

@@ -112,10 +112,11 @@ class FetchedRole:
         return p is None or p.sha256 != self.entry.sha256 or p.includes != self.entry.includes
 
 
-IncludeFinder = Callable[[SourceSpec, str, bytes], list[str]]
+# (spec, path, its bytes, the cache, their sha256) -> the repository paths the file includes
+IncludeFinder = Callable[[SourceSpec, str, bytes, Cache, str], list[str]]
 
 
-def _no_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
+def _no_includes(spec: SourceSpec, path: str, data: bytes, cache: Cache, sha256: str) -> list[str]:
     return []
 
 
@@ -223,7 +224,9 @@ class _Engine:
             data, digest, blob = self._download(spec, commit, spec.path, locked)
             status = "downloaded"
         old_includes = {i.path: i for i in entry.includes} if (entry and same_commit) else {}
-        includes, locked_files, fetched = self._walk_includes(spec, commit, data, old_includes)
+        includes, locked_files, fetched = self._walk_includes(
+            spec, commit, (data, digest), old_includes
+        )
         if fetched:
             status = "downloaded"
         new_entry = LockEntry(
@@ -246,17 +249,21 @@ class _Engine:
         return FetchedRole(spec, new_entry, data, status, previous=entry, includes=includes)
 
     def _walk_includes(
-        self, spec: SourceSpec, commit: str, data: bytes, locked: dict[str, LockedFile]
+        self,
+        spec: SourceSpec,
+        commit: str,
+        main: tuple[bytes, str],
+        locked: dict[str, LockedFile],
     ) -> tuple[dict[str, bytes], list[LockedFile], bool]:
-        """Every file ``data`` includes (transitively), at the same commit, each verified
-        like the main file; and whether any had to be downloaded."""
+        """Every file the main file (bytes, sha256) includes (transitively), at the same
+        commit, each verified like the main file; and whether any had to be downloaded."""
         includes: dict[str, bytes] = {}
         locked_files: list[LockedFile] = []
         downloaded = False
-        pending = [(spec.path, data)]
+        pending = [(spec.path, *main)]
         while pending:
-            parent, parent_data = pending.pop(0)
-            for inc in self.includes(spec, parent, parent_data):
+            parent, parent_data, parent_sha256 = pending.pop(0)
+            for inc in self.includes(spec, parent, parent_data, self.cache, parent_sha256):
                 if inc in includes:
                     continue
                 old = locked.get(inc)
@@ -268,7 +275,7 @@ class _Engine:
                     downloaded = True
                 includes[inc] = inc_data
                 locked_files.append(LockedFile(inc, len(inc_data), digest, blob))
-                pending.append((inc, inc_data))
+                pending.append((inc, inc_data, digest))
         return includes, locked_files, downloaded
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
@@ -288,6 +295,26 @@ class _Engine:
         if first_error is not None:
             raise first_error
         return results
+
+
+def verify_cached(
+    profile: Profile, pin: str | None, cache: Cache, lock: Lock | None, role: str
+) -> LockEntry | None:
+    """``role``'s lock entry when the cache holds its locked bytes, checked as ``materialize``
+    checks a cache hit (the lock entry against sources.yaml, the verified record against the
+    lock, the bytes' size and sha256) but hashed as read, not kept: for a file that includes
+    none and is read only when its parsed form is missing (the metadata). None: the bytes
+    are not there (or the lock records includes to check), so ``materialize`` it."""
+    pin, specs = profile.pin(pin)
+    spec = specs[role]
+    entry = require_entry(lock, profile.name, pin, spec)
+    if entry.includes:
+        return None
+    seen = VerifiedIndex(cache.root).get(spec.repo, entry.commit, spec.path)
+    locked = (entry.size, entry.sha256, entry.blob)
+    if seen is None or (seen.size, seen.sha256, seen.blob) != locked:
+        return None
+    return entry if cache.holds(seen.sha256, seen.size) else None
 
 
 def materialize(

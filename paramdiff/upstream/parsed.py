@@ -30,6 +30,7 @@ from ..errors import InputError
 from ..files import (
     PARSED_FORMAT,
     parsed_entry_path,
+    read_parsed,
     read_parsed_head,
     read_parsed_payload,
     write_parsed,
@@ -48,6 +49,7 @@ FORMAT = PARSED_FORMAT
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 METADATA_KIND = "pdef"
 ENTRIES_KIND = "pdef-entries"
+INCLUDES_KIND = "sdf-includes"
 _UNITS = {str, int, type(None)}  # see _Head.units
 
 
@@ -272,27 +274,61 @@ def _decode_params(
 
 
 def load_metadata(
-    cache: Cache, source_sha256: str, data: bytes, file: str, firmware: str
+    cache: Cache,
+    source_sha256: str,
+    data: bytes | Callable[[], bytes],
+    file: str,
+    firmware: str,
 ) -> Metadata:
-    """``apm.pdef.json`` (``data``, already verified to hash to ``source_sha256``) as
-    Metadata: from its parsed entry when that verifies, else parsed and the entries written.
-    The names' own lines (1.5 MB of the 1.8) are in a second entry, read when a name's
-    metadata is first looked up: a compare's labels read the first only (~0.3 MB to hash)."""
+    """``apm.pdef.json`` (``data``, verified to hash to ``source_sha256``, or what reads it
+    so: called only when a parsed entry is missing) as Metadata: from its parsed entry when
+    that verifies, else parsed and the entries written. The names' own lines (1.5 MB of the
+    1.8) are in a second entry, read when a name's metadata is first looked up: a compare's
+    labels read the first only (~0.3 MB to hash)."""
     where = parsed_path(cache, METADATA_KIND, source_sha256)
     found = read_parsed_head(cache.root, METADATA_KIND, source_sha256, HEAD_LINES)
+    source = data if callable(data) else lambda: data
 
     def entries(digest: str) -> tuple[bytes, int, str]:
         kept = read_parsed_payload(cache.root, ENTRIES_KIND, source_sha256)
         if kept is not None and kept[2] == digest:
             return kept
-        return _rebuilt(cache, source_sha256, data, file, firmware)  # missing, damaged, stale
+        # missing, damaged, stale
+        return _rebuilt(cache, source_sha256, source(), file, firmware)
 
     params = _decode_params(*found, entries, where) if found is not None else None
     if params is not None:
         return Metadata(file=file, firmware=firmware, params=params)
-    meta = parse_pdef(data, file, firmware)
+    meta = parse_pdef(source(), file, firmware)
     _write(cache, source_sha256, meta)
     return meta
+
+
+def kept_includes(
+    cache: Cache, source_sha256: str, path: str, find: Callable[[], list[str]]
+) -> list[str]:
+    """The repository paths the verified file ``path`` (``source_sha256``) includes, as
+    ``find`` lists them, kept beside it as ``[path, [paths...]]``: a model's list parses its
+    XML (~3.5 ms with the XML imports), which `derive --check` did only to check the lock's
+    includes. A kept list that fails any check is a miss: found again (an error is never
+    kept, so a bad file fails as before)."""
+    lines = read_parsed(cache.root, INCLUDES_KIND, source_sha256)
+    if lines is not None and len(lines) == 1:
+        try:
+            kept = json.loads(lines[0])
+        except ValueError:
+            kept = None
+        if (
+            isinstance(kept, list)
+            and len(kept) == 2
+            and kept[0] == path
+            and isinstance(kept[1], list)
+            and all(type(p) is str for p in kept[1])
+        ):
+            return kept[1]
+    found = find()
+    write_entry(cache, INCLUDES_KIND, source_sha256, json.dumps([path, found]).encode())
+    return found
 
 
 # the head's digest of the entries -> the entries' entry, where they start, their sha256
