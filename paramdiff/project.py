@@ -241,14 +241,17 @@ class PinContext:
         def read_include(path: str) -> bytes:
             return f.includes[path]
 
-        parsed = parse_any(
-            f.data,
-            spec.path,
-            spec.format,
-            lenient=spec.lenient or self.lenient,
-            joint_roles=self.profile.joint_roles,
-            read_include=read_include,
-        )
+        if spec.format == "sdf":
+            parsed = self._parse_model(f)
+        else:
+            parsed = parse_any(
+                f.data,
+                spec.path,
+                spec.format,
+                lenient=spec.lenient or self.lenient,
+                joint_roles=self.profile.joint_roles,
+                read_include=read_include,
+            )
         firmware = spec.firmware or firmware_of(parsed.header.get("Version"))
         src = Source(
             role=role,
@@ -264,6 +267,18 @@ class PinContext:
         )
         self._sources[role] = src
         return src
+
+    def _parse_model(self, f: FetchedRole) -> ParamFile:
+        """A pinned model's rows, from its channels kept in the cache per sha256 (see
+        upstream.parsed.kept_channels): `compare three-way` parses no XML."""
+        from .parse.sdf import parse_sdf, read_channels
+        from .upstream.parsed import kept_channels
+
+        path = f.spec.path
+        read = kept_channels(
+            self.options.cache, f.entry.sha256, path, lambda: read_channels(f.data, path)
+        )
+        return parse_sdf(f.data, path, self.profile.joint_roles, read)
 
     def source_meta(self, role: str) -> Source:
         """A role that is not a parameter set (metadata, name list): identity only."""

@@ -18,11 +18,13 @@ from paramdiff.files import parsed_entry_path
 from paramdiff.model.metadata import label_tables_of, parse_pdef
 from paramdiff.upstream.cache import Cache
 from paramdiff.upstream.parsed import (
+    CHANNELS_KIND,
     ENTRIES_KIND,
     FORMAT,
     INCLUDES_KIND,
     METADATA_KIND,
     LazyParams,
+    kept_channels,
     kept_includes,
     load_metadata,
     parsed_path,
@@ -439,3 +441,47 @@ def test_a_model_that_fails_to_list_keeps_nothing(tmp_path: Path) -> None:
         with pytest.raises(InputError):
             kept_includes(cache, sha, "m.sdf", fail)
     assert not parsed_entry_path(cache.root, INCLUDES_KIND, sha).exists()
+
+
+MODEL = (FIXTURES / "model.sdf").read_bytes()
+
+
+def test_a_models_channels_are_kept_exactly_and_a_bad_entry_is_read_again(tmp_path: Path) -> None:
+    from paramdiff.parse.sdf import read_channels
+
+    cache, sha = Cache(tmp_path), hashlib.sha256(MODEL).hexdigest()
+    calls: list[int] = []
+
+    def read():  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return read_channels(MODEL, "m/model.sdf")
+
+    first = kept_channels(cache, sha, "m/model.sdf", read)
+    assert (
+        kept_channels(cache, sha, "m/model.sdf", read)
+        == first
+        == read_channels(MODEL, "m/model.sdf")
+    )
+    assert len(calls) == 1
+    assert kept_channels(cache, sha, "n/model.sdf", lambda: first) == first  # another file
+    path = parsed_entry_path(cache.root, CHANNELS_KIND, sha)
+    kept = json.loads(path.read_bytes().split(b"\n", 1)[1])
+
+    def forge(rows: list[object]) -> None:
+        text = json.dumps(rows)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        path.write_bytes(f"{FORMAT} {CHANNELS_KIND} {sha} {digest}\n{text}".encode())
+
+    forge(kept)  # written as the cache writes it: used
+    assert kept_channels(cache, sha, "n/model.sdf", read) == first and len(calls) == 1
+    for forged in (  # each consistent with its digest, none what read_channels could give
+        [kept[0], [[*kept[1][0][:2], float("nan"), *kept[1][0][3:]]], kept[2]],  # NaN
+        [kept[0], [[*kept[1][0][:2], 2000.0, 1000.0, *kept[1][0][4:]]], kept[2]],  # min > max
+        [kept[0], [[*kept[1][0][:2], 1e300, *kept[1][0][3:]]], kept[2]],  # not a float32
+        [kept[0], [kept[1][0], kept[1][0]], kept[2]],  # one channel twice
+        [kept[0], [[40, *kept[1][0][1:]]], kept[2]],  # beyond the outputs
+        [kept[0], [[*kept[1][0][:8], "7", kept[1][0][9]]], kept[2]],  # a line as text
+    ):
+        forge(forged)
+        assert kept_channels(cache, sha, "n/model.sdf", read) == first
+    assert len(calls) == 7
