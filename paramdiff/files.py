@@ -260,7 +260,7 @@ def _write_error(path: Path, exc: OSError) -> ParamdiffError:
 # marshal, under a header naming the format, the kind, the source's sha256 and the sha256 of
 # the payload. An entry that fails any of them is a miss, and the caller parses again.
 
-PARSED_FORMAT = "paramdiff-parsed 4"
+PARSED_FORMAT = "paramdiff-parsed 5"
 
 
 def parsed_entry_path(root: Path, kind: str, source_sha256: str) -> Path:
@@ -283,6 +283,37 @@ def read_parsed_payload(root: Path, kind: str, source_sha256: str) -> tuple[byte
     if data[:end] != f"{PARSED_FORMAT} {kind} {source_sha256} {digest}".encode():
         return None
     return data, end + 1, digest
+
+
+def read_parsed_range(
+    root: Path, kind: str, source_sha256: str, lo: int, hi: int | None
+) -> bytes | None:
+    """Bytes [lo, hi) of the entry's payload (hi None: to its end), unchecked: the caller
+    checks them against a digest it trusts. None when the entry is not a regular file whose
+    header names this format, kind and source, or is too short."""
+    prefix = f"{PARSED_FORMAT} {kind} {source_sha256} ".encode()
+    try:  # a regular file (a FIFO planted in the cache must not hang a run)
+        fd = os.open(parsed_entry_path(root, kind, source_sha256), os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        size = info.st_size
+        if not stat.S_ISREG(info.st_mode) or size > INPUT_LIMIT:
+            return None
+        head = os.pread(fd, len(prefix) + 66, 0)  # the prefix, a sha256 and the newline
+        base = len(prefix) + 65
+        if not head.startswith(prefix) or head[base - 1 : base] != b"\n":
+            return None
+        end = size - base if hi is None else hi
+        if not 0 <= lo <= end <= size - base:
+            return None
+        data = os.pread(fd, end - lo, base + lo)
+        return data if len(data) == end - lo else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def read_parsed(root: Path, kind: str, source_sha256: str) -> list[bytes] | None:

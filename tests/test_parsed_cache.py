@@ -355,6 +355,28 @@ def test_labels_read_no_entries_and_a_lookup_rebuilds_missing_or_damaged_ones(
     assert entries_entry(cache).read_bytes() == good
 
 
+@pytest.mark.parametrize("block", [1, 3, 7])
+def test_entries_are_read_and_checked_a_block_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """A lookup reads and checks only its block of the entries: each block is checked
+    against its own digest in the head, so one damaged block is made again, never used."""
+    monkeypatch.setattr("paramdiff.upstream.parsed.ENTRIES_BLOCK", block)
+    cache = Cache(tmp_path)
+    load(cache)
+    assert dict(load(cache).params) == expected()  # every block, from the kept entries
+    good = entries_entry(cache).read_bytes()
+    names = list(expected())
+    last = json.dumps(expected()[names[-1]], separators=(",", ":")).encode()
+    assert good.endswith(last)
+    entries_entry(cache).write_bytes(good[: -len(last)] + last.replace(b'"', b"'", 1))
+    meta = load(cache)
+    assert meta.params[names[0]] == expected()[names[0]]  # its block is intact: not remade
+    assert entries_entry(cache).read_bytes() != good
+    assert dict(meta.params) == expected()  # the damaged block is made again
+    assert entries_entry(cache).read_bytes() == good
+
+
 def test_a_head_naming_other_entries_is_the_entry_error(tmp_path: Path) -> None:
     cache = Cache(tmp_path)
     forge_metadata(cache, ONE_NAME + b"[null]\n[0]")
