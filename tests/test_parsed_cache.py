@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -405,7 +406,7 @@ def offline_project(tmp_path: Path) -> tuple[list[str], Path]:
 
 
 @pytest.mark.parametrize("command", [["compare", "three-way"], ["derive", "--check"]])
-@pytest.mark.parametrize("damage", ["flip", "truncate", "delete"])
+@pytest.mark.parametrize("damage", ["flip", "truncate", "delete", "directory", "fifo"])
 def test_metadata_bytes_are_verified_though_their_parsed_entry_is_warm(
     tmp_path: Path, command: list[str], damage: str
 ) -> None:
@@ -419,13 +420,17 @@ def test_metadata_bytes_are_verified_though_their_parsed_entry_is_warm(
         cached.write_bytes(data[:-1])
     else:
         cached.unlink()
+        if damage == "directory":
+            (cached / "inner").mkdir(parents=True)
+        elif damage == "fifo":
+            os.mkfifo(cached)
     offline = run_cli([*command, *loc[:4], "--offline"])
     assert offline.exit_code == 2, offline.output
     assert "Rover-4.7/apm.pdef.json" in offline.output
     assert "is not in the cache and --offline forbids the network" in offline.output
     again = run_cli([*command, *loc])
     assert again.exit_code == 0, again.output
-    assert cached.read_bytes() == data
+    assert cached.is_file() and cached.read_bytes() == data
 
 
 # --------------------------------------------------------------------------- model includes

@@ -96,11 +96,14 @@ class Cache:
             fd = os.open(self.path_for(sha256), flags)
         except OSError:
             return False
-        with os.fdopen(fd, "rb", buffering=0) as fh:
+        try:  # checked before a file object is made: os.fdopen refuses a directory
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_size != size or size > INPUT_LIMIT:
                 return False
-            digest, read = _hash_stream(fh, size)
+            with os.fdopen(fd, "rb", buffering=0, closefd=False) as fh:
+                digest, read = _hash_stream(fh, size)
+        finally:
+            os.close(fd)
         if read != size or digest != sha256:
             return False  # damaged (or changed while read): a miss
         self._held[sha256] = size
