@@ -8,7 +8,6 @@ delta that upstream has moved under is detected as stale instead of applied blin
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any, NamedTuple
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError
 from ..files import TEXT_LIMIT, project_path, read_regular
-from ..model.categories import compile_globs
+from ..model.categories import GlobSet
 from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
@@ -48,12 +47,12 @@ class Rule:
     def matches(self, name: str, category: str) -> bool:
         if self.category is not None and self.category == category:
             return True
-        return self.params != () and self._pattern.match(name) is not None
+        return self.params != () and self._pattern.match(name)
 
     @cached_property
-    def _pattern(self) -> re.Pattern[str]:
-        """The globs as one compiled pattern (fnmatchcase semantics), made once per rule."""
-        return compile_globs(self.params)
+    def _pattern(self) -> GlobSet:
+        """The globs as one GlobSet (fnmatchcase semantics), made once per rule."""
+        return GlobSet(self.params)
 
     @property
     def label(self) -> str:
@@ -103,13 +102,13 @@ class Overlay:
         return next((r for r in self.exclude if r.matches(name, category)), None)
 
     @cached_property
-    def _any_rule(self) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
-        """Whether any include / any exclude rule matches, as one category set and one pattern
+    def _any_rule(self) -> tuple[tuple[frozenset[str], GlobSet], ...]:
+        """Whether any include / any exclude rule matches, as one category set and one GlobSet
         each: derive asks for every name of the base set (rule by rule, 1.0 of 2.7 ms)."""
         return tuple(
             (
                 frozenset(r.category for r in rules if r.category is not None),
-                compile_globs(tuple(g for r in rules for g in r.params)),
+                GlobSet(tuple(g for r in rules for g in r.params)),
             )
             for rules in (self.include, self.exclude)
         )
@@ -121,8 +120,9 @@ class Overlay:
         return "other"
 
     @cached_property
-    def _section_patterns(self) -> list[re.Pattern[str]]:
-        return [compile_globs(s.params) for s in self.sections]
+    def _section_patterns(self) -> list[GlobSet]:
+        # GlobSets, not compiled globs: sections are mostly PREFIX_* (3 profiles: ~1 ms a run)
+        return [GlobSet(s.params) for s in self.sections]
 
 
 def _number(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..model.categories import Category, GlobSet, ScriptParams, compile_globs
+from ..model.categories import Category, GlobSet, ScriptParams
 from ..model.metadata import Metadata
 
 UNKNOWN = "unknown"
@@ -41,7 +41,7 @@ class Classifier:
             (c, GlobSet(c.params).match if c.params else None, not _selects(c))
             for c in self.categories
         ]
-        self._scripts = [(compile_globs((sp.params,)), sp.reason) for sp in self.script_params]
+        self._scripts = [(GlobSet((sp.params,)), sp.reason) for sp in self.script_params]
         self._flagged: dict[int, frozenset[str]] = {}  # category's position -> flagged names
 
     def _in_metadata(self, name: str) -> bool:
