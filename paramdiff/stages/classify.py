@@ -27,6 +27,7 @@ class Classifier:
     _cache: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._known: frozenset[str] | None = None  # every metadata's names (_in_metadata)
         # Whole names match exactly; fragments that are not names themselves (DEVID,
         # CALTEMP) match inside a name, as BlueOS applies its blacklist.
         self.fragments = tuple(n for n in self.calibration_names if not self._in_metadata(n))
@@ -45,7 +46,11 @@ class Classifier:
         self._flagged: dict[int, frozenset[str]] = {}  # category's position -> flagged names
 
     def _in_metadata(self, name: str) -> bool:
-        return any(name in m for m in self.metadata)
+        if self._known is None:
+            # Every metadata's names as one set, made on first use: a name's lookup was a
+            # generator and two Python __contains__ per metadata (0.57 -> 0.05 ms a table).
+            self._known = frozenset().union(*(m.params for m in self.metadata))
+        return name in self._known
 
     def _calibration_listed(self, name: str) -> bool:
         return name in self.calibration_names or (
