@@ -29,6 +29,7 @@ def _column(comp: Comparison, role: str, names: list[str]) -> list[str]:
     source = comp.source(role)
     params, represent, renames = comp.params[role], source.file.can_represent, comp.renames
     meta = source.metadata or comp.metadata
+    label = meta.label if meta else None
     out = []
     for name in names:
         param = params.get(name)
@@ -37,7 +38,7 @@ def _column(comp: Comparison, role: str, names: list[str]) -> list[str]:
         elif param is None:
             out.append(ABSENT if represent(name) else NR)
         else:
-            out.append(meta.label(param.name, param.value) if meta else format_value(param.value))
+            out.append(label(param.name, param.value) if label else format_value(param.value))
     return out
 
 
