@@ -56,7 +56,9 @@ class _Refused(Exception):
 # --------------------------------------------------------------------------- number parsers
 
 # C strtof(): the longest prefix that is a number (after leading white space), 0 when none.
-_STRTOF = re.compile(
+# The three number grammars below are compiled on first use, by re's own cache: a derived
+# file's values are all plain numbers (_PLAIN), so they are never needed (~0.3 ms an import).
+_STRTOF = (
     rb"[ \t\n\v\f\r]*([+-]?)(?:"
     rb"0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
     rb"|((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
@@ -73,7 +75,7 @@ def strtof(token: bytes) -> float:
     """C ``strtof(token, NULL)`` rounded to float32 (what ArduPilot's defaults reader gets)."""
     if _PLAIN.fullmatch(token):  # the common case, e.g. 1500 or -0.25
         return float32(float(token))
-    m = _STRTOF.match(token)
+    m = re.match(_STRTOF, token)
     if m is None:
         return 0.0
     sign, hexa, dec, inf, _nan = m.groups()
@@ -92,21 +94,18 @@ def strtof(token: bytes) -> float:
 # .NET double.Parse(s, CultureInfo.InvariantCulture): NumberStyles.Float | AllowThousands
 # (white space around, sign, digits with "," groups, point, exponent) or the invariant
 # culture's symbols, matched without regard to case since .NET Core 3.0.
-_DOTNET_DOUBLE = re.compile(
-    r"[\t\n\v\f\r ]*(?:[+-]?(?:[0-9][0-9,]*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-    r"|[+-]?infinity|nan)[\t\n\v\f\r ]*",
-    re.IGNORECASE,
+_DOTNET_DOUBLE = (
+    r"(?i)[\t\n\v\f\r ]*(?:[+-]?(?:[0-9][0-9,]*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|[+-]?infinity|nan)[\t\n\v\f\r ]*"
 )
 # QString::toDouble(): C locale, white space around, an optional exponent; inf/nan.
-_QT_DOUBLE = re.compile(
-    r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan)\s*", re.IGNORECASE
-)
+_QT_DOUBLE = r"(?i)\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan)\s*"
 
 
-def _regex_double(pattern: re.Pattern[str], text: str) -> float | None:
+def _regex_double(pattern: str, text: str) -> float | None:
     if _PLAIN_TEXT.fullmatch(text):  # e.g. 1500 or -0.25: both patterns accept it as is
         return float(text)
-    if not pattern.fullmatch(text):
+    if not re.fullmatch(pattern, text):
         return None
     word = text.strip().replace(",", "").lower().lstrip("+")
     if word.lstrip("-") in ("infinity", "inf"):
