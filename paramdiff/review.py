@@ -11,7 +11,6 @@ import itertools
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -48,7 +47,7 @@ def review(options: Options, base: str | None) -> Review:
     repo, commit, label = resolve_base(options.root, base)
     result = Review(base=label, base_commit=commit)
     with base_snapshot(repo, commit, options.root) as base_root:
-        old = replace(options, root=base_root) if base_root else None
+        old = options.replace(root=base_root) if base_root else None
         for name in options.config.profiles:
             result.profiles.append(_profile_review(options, old, name))
         for name in old.config.profiles if old else {}:
@@ -210,8 +209,8 @@ def _param_changes(old: Options | None, new: Options, profile: str, m: RoleMove)
     if new_ctx.spec(m.role).format not in (*PARAM_FORMATS, "sdf"):
         return []
     old_ctx = PinContext(old, profile, m.pin)
-    a = replace(old_ctx.source(m.role), role=f"{m.role}@{m.old_commit[:12]}")
-    b = replace(new_ctx.source(m.role), role=f"{m.role}@{m.new_commit[:12]}")
+    a = old_ctx.source(m.role)._replace(role=f"{m.role}@{m.old_commit[:12]}")
+    b = new_ctx.source(m.role)._replace(role=f"{m.role}@{m.new_commit[:12]}")
     comp = compare([a, b], new_ctx.classifier(), new_ctx.metadata)
     return param_changes(m.pin, m.role, comp, a.role, b.role, new_ctx.metadata)
 

@@ -298,8 +298,6 @@ def test_review_lists_a_renamed_parameter_under_both_names_with_each_origin(
 
 
 def test_a_vehicle_whose_metadata_keeps_the_old_name_is_not_paired(tmp_path: Path) -> None:
-    from dataclasses import replace
-
     from paramdiff.model.metadata import Metadata
 
     old = local_sources([write(tmp_path, "old.params", "# Version: 4.6.0\nRTL_SPEED 2\n")])[0]
@@ -307,6 +305,6 @@ def test_a_vehicle_whose_metadata_keeps_the_old_name_is_not_paired(tmp_path: Pat
     assert pair_renames([old, new])  # by the names alone: Copter's cm/s -> m/s rename
     # Rover 4.7 still defines RTL_SPEED (in m/s): its files never use RTL_SPEED_MS for it.
     rover47 = Metadata("Rover-4.7/apm.pdef.json", "4.7", {"RTL_SPEED": {}})
-    assert pair_renames([old, replace(new, metadata=rover47)]) == {}
+    assert pair_renames([old, new._replace(metadata=rover47)]) == {}
     rover46 = Metadata("Rover-4.6/apm.pdef.json", "4.6", {"RTL_SPEED_MS": {}})
-    assert pair_renames([replace(old, metadata=rover46), new]) == {}
+    assert pair_renames([old._replace(metadata=rover46), new]) == {}

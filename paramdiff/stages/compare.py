@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
@@ -31,20 +30,35 @@ class Verdict(Enum):
 SHORT_STATUS_ROLES = 8
 
 
-@dataclass(frozen=True)
+# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
+# process) and each class costs ~0.3 ms to create (measured).
 class Status:
-    """A row's verdict and the roles it names; its text is what tables and CSV show."""
+    """A row's verdict and the roles it names; its text is what tables and CSV show. Equal
+    and hashed by verdict, roles and renamed."""
 
-    verdict: Verdict
-    roles: tuple[str, ...] = ()
-    renamed: bool = False  # ArduPilot renamed it between the sources' firmware versions
-    # Written once when short (tables read it often); a `diff` over a thousand files names
-    # hundreds of roles per row, so a long text is made when asked for and not kept.
-    text: str | None = field(init=False, repr=False, compare=False)
+    __slots__ = ("renamed", "roles", "text", "verdict")
 
-    def __post_init__(self) -> None:
-        short = self._text() if len(self.roles) <= SHORT_STATUS_ROLES else None
-        object.__setattr__(self, "text", short)
+    def __init__(
+        self, verdict: Verdict, roles: tuple[str, ...] = (), renamed: bool = False
+    ) -> None:
+        self.verdict = verdict
+        self.roles = roles
+        self.renamed = renamed  # ArduPilot renamed it between the sources' firmware versions
+        # Written once when short (tables read it often); a `diff` over a thousand files names
+        # hundreds of roles per row, so a long text is made when asked for and not kept.
+        self.text = self._text() if len(roles) <= SHORT_STATUS_ROLES else None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Status):
+            return NotImplemented
+        return (self.verdict, self.roles, self.renamed) == (
+            other.verdict,
+            other.roles,
+            other.renamed,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.verdict, self.roles, self.renamed))
 
     def _text(self) -> str:
         text = " ".join([self.verdict.value, ", ".join(self.roles)]).rstrip()
@@ -83,17 +97,26 @@ class Row(NamedTuple):
     display_name: str
 
 
-@dataclass
 class Comparison:
     """The aligned table of several sources: one row per name, with provenance."""
 
-    sources: list[Source]
-    rows: dict[str, Row]  # every name any source has, sorted
-    params: dict[str, dict[str, Param]]  # role -> name -> row, for provenance
-    metadata: Metadata | None
-    facts: list[tuple[str, Fact]] = field(default_factory=list)
-    warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
-    renames: dict[str, Pairing] = field(default_factory=dict)  # row name (the new one) -> pair
+    def __init__(
+        self,
+        sources: list[Source],
+        rows: dict[str, Row],  # every name any source has, sorted
+        params: dict[str, dict[str, Param]],  # role -> name -> row, for provenance
+        metadata: Metadata | None,
+        facts: list[tuple[str, Fact]] | None = None,
+        warnings: list[tuple[str, Diagnostic]] | None = None,
+        renames: dict[str, Pairing] | None = None,  # row name (the new one) -> pair
+    ) -> None:
+        self.sources = sources
+        self.rows = rows
+        self.params = params
+        self.metadata = metadata
+        self.facts = [] if facts is None else facts
+        self.warnings = [] if warnings is None else warnings
+        self.renames = {} if renames is None else renames
 
     @cached_property
     def frame(self) -> pd.DataFrame:
