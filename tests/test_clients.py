@@ -232,3 +232,14 @@ def test_disagreements_name_the_line_and_the_loader() -> None:
         (1, "Mission Planner loads A = 1.5, paramdiff reports 1 (line 1)"),
         (2, "Mission Planner does not load B = 2"),
     ]
+
+
+def test_the_number_grammars_compiled_on_first_use_ignore_case() -> None:
+    """.NET's and Qt's grammars (parse.clients compiles them when a value is not a plain
+    number) keep IGNORECASE: INF, Infinity and NaN in any case, exponents."""
+    mp = mission_planner(b"A INFINITY\nB -Infinity\nC +.5\nD 1E3\n").values
+    assert [v.value for v in mp.values()] == [float("inf"), float("-inf"), 0.5, 1000.0]
+    qgc = qgroundcontrol(b"A INF\nB NaN\nC 1e-3\n")
+    assert qgc.values["A"].value == float("inf") and qgc.values["C"].value == 0.001
+    assert qgc.values["B"].value != qgc.values["B"].value  # NaN
+    assert strtof(b" 1.5E2xyz") == 150.0 and strtof(b"abc") == 0.0

@@ -184,3 +184,9 @@ def test_derive_and_check_with_the_crafted_reason_in_the_overlay(
     assert max(len(line) for line in data.split(b"\n")) <= LINE_MAX
     assert ardupilot_defaults(data).values["SERVO1_TRIM"].value == 1500.0
     assert b"\n#   SERVO1_TRIM 1510\nSERVO1_TRIM 1500\n" in data
+
+
+def test_join_lines_ends_every_line_with_a_newline() -> None:
+    for lines in ([], [""], ["a"], ["a", "b"], ["", ""], ["a\n", "b"]):
+        want = "".join(line + "\n" for line in lines)
+        assert join_lines(lines) == want and join_lines(iter(lines)) == want, lines

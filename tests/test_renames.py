@@ -184,6 +184,25 @@ def test_diff_pairs_renamed_rows_and_converts_old_values(tmp_path: Path) -> None
     assert frame.loc["RNGFND1_MAX", "old.params"] == 200
 
 
+def test_tables_make_each_cell_as_comparison_cell_says(tmp_path: Path) -> None:
+    """The tables make a role's cells a column at a time (render.comparison._column): every
+    cell is Comparison.cell's — renamed rows converted, absent values, n/r in a model."""
+    from helpers import FIXTURES
+
+    from paramdiff.render.comparison import _rows, _text_table
+
+    old, new = (
+        write(tmp_path, "old.params", OLD + "SERVO1_MIN 1100\n"),
+        write(tmp_path, "new.params", NEW),
+    )
+    comp = compare(local_sources([old, new, FIXTURES / "model.sdf"]))
+    names = list(comp.rows)
+    want = [[comp.cell(r, n) for r in comp.roles] for n in names]
+    assert {"—", "n/r", "20000 → 200"} <= {c for row in want for c in row}
+    assert [row[1:4] for row in _rows(comp, names)] == want
+    assert [row[1:4] for row in _text_table(comp, names)[1]] == want
+
+
 def test_diff_output_shows_both_names_in_every_format(tmp_path: Path) -> None:
     old, new = write(tmp_path, "old.params", OLD), write(tmp_path, "new.params", NEW)
     text = invoke("diff", str(old), str(new))

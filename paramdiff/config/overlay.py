@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError
 from ..files import TEXT_LIMIT, project_path, read_regular
-from ..model.categories import compile_globs
+from ..model.categories import GlobSet
 from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
@@ -54,7 +54,7 @@ class Rule:
         self.category = category
         self.params = params
         self.line = line
-        self._globs: re.Pattern[str] | None = None
+        self._globs: GlobSet | None = None
 
     def _key(self) -> tuple[str, str | None, tuple[str, ...], int]:
         return (self.reason, self.category, self.params, self.line)
@@ -70,13 +70,13 @@ class Rule:
     def matches(self, name: str, category: str) -> bool:
         if self.category is not None and self.category == category:
             return True
-        return self.params != () and self._pattern.match(name) is not None
+        return self.params != () and self._pattern.match(name)
 
     @property
-    def _pattern(self) -> re.Pattern[str]:
-        """The globs as one compiled pattern (fnmatchcase semantics), made once per rule."""
+    def _pattern(self) -> GlobSet:
+        """The globs as one GlobSet (fnmatchcase semantics), made once per rule."""
         if self._globs is None:
-            self._globs = compile_globs(self.params)
+            self._globs = GlobSet(self.params)
         return self._globs
 
     @property
@@ -136,26 +136,36 @@ class Overlay:
         return next((r for r in self.exclude if r.matches(name, category)), None)
 
     @cached_property
-    def _any_rule(self) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
-        """Whether any include / any exclude rule matches, as one category set and one pattern
+    def _any_rule(self) -> tuple[tuple[frozenset[str], GlobSet], ...]:
+        """Whether any include / any exclude rule matches, as one category set and one GlobSet
         each: derive asks for every name of the base set (rule by rule, 1.0 of 2.7 ms)."""
         return tuple(
             (
                 frozenset(r.category for r in rules if r.category is not None),
-                compile_globs(tuple(g for r in rules for g in r.params)),
+                GlobSet(tuple(g for r in rules for g in r.params)),
             )
             for rules in (self.include, self.exclude)
         )
 
     def section_of(self, name: str) -> str:
-        for s, pattern in zip(self.sections, self._section_patterns, strict=True):
-            if pattern.match(name):
-                return s.name
+        # GlobSet.match inline: a call per section per name was half the time (0.6 ms of
+        # BlueBoat's derive)
+        for section, names, prefixes, rest in self._section_globs:
+            if name in names or name.startswith(prefixes) or (rest and rest.match(name)):
+                return section
         return "other"
 
     @cached_property
-    def _section_patterns(self) -> list[re.Pattern[str]]:
-        return [compile_globs(s.params) for s in self.sections]
+    def _section_globs(
+        self,
+    ) -> list[tuple[str, frozenset[str], tuple[str, ...], re.Pattern[str] | None]]:
+        """Each section's name and GlobSet parts (sections are mostly PREFIX_*, so few globs
+        are compiled: ~1 ms a run across the three profiles)."""
+        return [
+            (s.name, g.names, g.prefixes, g.rest)
+            for s in self.sections
+            for g in (GlobSet(s.params),)
+        ]
 
 
 def _number(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> float:

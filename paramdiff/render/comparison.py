@@ -8,18 +8,37 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model.values import format_value
-from ..stages.compare import NR, Comparison
+from ..stages.compare import ABSENT, NR, Comparison
 from ..stages.renames import Rename
 from .jsontext import dumps_indented
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
+    rows = comp.rows
+    columns = [_column(comp, role, names) for role in comp.roles]
     out = []
-    cell, rows, roles = comp.cell, comp.rows, comp.roles
-    for name in names:
+    for name, cells in zip(names, zip(*columns, strict=True), strict=True):
         status, category, display_name = rows[name]
-        cells = [cell(r, name) for r in roles]
         out.append([comp.shown_name(name), *cells, str(status), category, display_name])
+    return out
+
+
+def _column(comp: Comparison, role: str, names: list[str]) -> list[str]:
+    """``comp.cell(role, name)`` of every name: a role's lookups made once, not once a cell
+    (the report's full table has ~4,100 cells: 2.8 -> 1.6 ms)."""
+    source = comp.source(role)
+    params, represent, renames = comp.params[role], source.file.can_represent, comp.renames
+    meta = source.metadata or comp.metadata
+    label = meta.label if meta else None
+    out = []
+    for name in names:
+        param = params.get(name)
+        if name in renames:  # an old name's value, converted: the whole rule
+            out.append(comp.cell(role, name))
+        elif param is None:
+            out.append(ABSENT if represent(name) else NR)
+        else:
+            out.append(label(param.name, param.value) if label else format_value(param.value))
     return out
 
 
@@ -29,13 +48,13 @@ def _text_table(comp: Comparison, names: list[str]) -> tuple[list[str], list[lis
     column), and no category column when one category holds every row (the count line says
     which). Cells are cut by ``table``; markdown, CSV and JSON keep both names and every cell.
     """
-    cell, rows, roles = comp.cell, comp.rows, comp.roles
+    rows, roles = comp.rows, comp.roles
     one_category = len({rows[n].category for n in names}) == 1
     headers = ["name", *roles, "status", *([] if one_category else ["category"])]
+    columns = [_column(comp, role, names) for role in roles]
     out = []
-    for name in names:
+    for name, cells in zip(names, zip(*columns, strict=True), strict=True):
         status, category, display_name = rows[name]
-        cells = [cell(r, name) for r in roles]
         if one_category:
             out.append([name, *cells, str(status), display_name])
         else:

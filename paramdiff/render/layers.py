@@ -13,7 +13,8 @@ from ..stages.layers import Flag, Layers
 def firmware_defaults(layers: Layers, metadata: Metadata) -> str:
     """The bottom layer no file lists: what none of the loaded files sets runs the firmware's
     default (sim_vehicle.py -w wipes stored parameters first)."""
-    unset = sum(1 for name in metadata.params if name not in layers.effective)
+    # (a set difference in C: a generator over ~3,500 names per metadata cost ~0.2 ms)
+    unset = len(set(metadata.params).difference(layers.effective))
     from_frame = sum(1 for e in layers.effective.values() if e.layer in layers.frame_roles)
     return (
         f"Underneath, the firmware's own defaults (`-w` wipes stored parameters): {unset} of "

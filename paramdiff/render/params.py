@@ -312,24 +312,26 @@ def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
             )
 
 
-_RUN_RE = re.compile(r"# (\w+):(?:(.+):)?(\d+)(?:-(\d+))?$")
-_DELTA_RE = re.compile(r"# DELTA (overlay:\d+):")
-_PARAM_RE = re.compile(r"([A-Z][A-Z_0-9]*)[ ,]")
+# Compiled by read_provenance (re's cache): `derive` never reads its provenance back.
+_RUN_RE = r"# (\w+):(?:(.+):)?(\d+)(?:-(\d+))?$"
+_DELTA_RE = r"# DELTA (overlay:\d+):"
+_PARAM_RE = r"([A-Z][A-Z_0-9]*)[ ,]"
 
 
 def read_provenance(lines: Sequence[str]) -> dict[str, str]:
     """Where each value of a derived file comes from, read back from its comment lines:
     name → ``role:LINE``, ``role:FILE:LINE`` or ``overlay:LINE`` (the inverse of ``_body``)."""
+    run_re, delta_re, param_re = re.compile(_RUN_RE), re.compile(_DELTA_RE), re.compile(_PARAM_RE)
     out: dict[str, str] = {}
     role = file = ""
     nxt: int | None = None
     delta: str | None = None
     for line in lines:
-        if m := _RUN_RE.match(line):
+        if m := run_re.match(line):
             role, file, nxt, delta = m[1], m[2] or "", int(m[3]), None
-        elif m := _DELTA_RE.match(line):
+        elif m := delta_re.match(line):
             delta = m[1]
-        elif (m := _PARAM_RE.match(line)) and (delta or nxt is not None):
+        elif (m := param_re.match(line)) and (delta or nxt is not None):
             if delta:
                 out[m[1]], delta = delta, None
                 continue

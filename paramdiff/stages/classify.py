@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..model.categories import Category, GlobSet, ScriptParams, compile_globs
+from ..model.categories import Category, GlobSet, ScriptParams
 from ..model.metadata import Metadata
 
 UNKNOWN = "unknown"
@@ -40,17 +40,28 @@ class Classifier:
         self._fragment = (
             re.compile("|".join(map(re.escape, self.fragments))) if self.fragments else None
         )
-        # (category, its globs, whether it takes every name left) in order; a Category's hash
-        # (all its fields) is never taken
+        # (category, whether it has a list, flag or script rule, its globs, whether it takes
+        # every name left) in order; a Category's hash (all its fields) is never taken, and
+        # its three other rules are read once here, not per name (a table: 2.2 -> 2.0 ms)
         self._rules = [
-            (c, GlobSet(c.params).match if c.params else None, not _selects(c))
+            (
+                c,
+                bool(c.calibration_list or c.metadata_flags or c.script_defined),
+                GlobSet(c.params).match if c.params else None,
+                not _selects(c),
+            )
             for c in self.categories
         ]
-        self._scripts = [(compile_globs((sp.params,)), sp.reason) for sp in self.script_params]
+        self._scripts = [(GlobSet((sp.params,)), sp.reason) for sp in self.script_params]
         self._flagged: dict[int, frozenset[str]] = {}  # category's position -> flagged names
 
     def _in_metadata(self, name: str) -> bool:
-        return any(name in m for m in self.metadata)
+        # A loop over the mappings themselves: any() over a generator cost 3.5x as much (0.51
+        # vs 0.15 ms a BlueBoat table), and a set of every name more to make than it saves.
+        for m in self.metadata:  # noqa: SIM110 (see above)
+            if name in m.params:
+                return True
+        return False
 
     def _calibration_listed(self, name: str) -> bool:
         return name in self.calibration_names or (
@@ -82,15 +93,16 @@ class Classifier:
         return result
 
     def _classify(self, name: str) -> tuple[str, str]:
-        for i, (cat, globs_match, rest) in enumerate(self._rules):
-            if cat.calibration_list and self._calibration_listed(name):
-                return cat.name, cat.rule
-            if cat.metadata_flags and name in self._flagged_in(i, cat):
-                return cat.name, cat.rule
-            if cat.script_defined:
-                reason = self.script_reason(name)
-                if reason:
-                    return cat.name, reason
+        for i, (cat, special, globs_match, rest) in enumerate(self._rules):
+            if special:
+                if cat.calibration_list and self._calibration_listed(name):
+                    return cat.name, cat.rule
+                if cat.metadata_flags and name in self._flagged_in(i, cat):
+                    return cat.name, cat.rule
+                if cat.script_defined:
+                    reason = self.script_reason(name)
+                    if reason:
+                        return cat.name, reason
             if globs_match is not None and globs_match(name):
                 return cat.name, cat.rule
             if rest:
