@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .stages.classify import Classifier
     from .stages.compare import Comparison
     from .stages.derive import Derived, Target
-    from .stages.geometry import ModelCheck
+    from .stages.geometry import ModelCheck, ModelRead
     from .stages.layers import Flag, Layers, SitlRun
     from .upstream.cache import Cache
     from .upstream.engine import FetchedRole, TransportChoice
@@ -478,7 +478,9 @@ class PinContext:
 
         return sitl_params(self.derived, self.sitl_run)
 
-    def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
+    def check_model(
+        self, data: bytes, file: str, resolve: Resolver, kept: ModelRead | None = None
+    ) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""
         from .stages.geometry import check_model
 
@@ -490,6 +492,7 @@ class PinContext:
             self.profile.joint_roles,
             self.profile.sitl_vehicle,
             self.metadata,
+            kept,
         )
 
     def pinned_check(self, role: str) -> ModelCheck:
@@ -497,8 +500,31 @@ class PinContext:
         `check`'s target models read the same model."""
         if role not in self._model_checks:
             _, file, data, resolve = self.pinned_model(role)
-            self._model_checks[role] = self.check_model(data, file, resolve)
+            kept = self._kept_model(role, resolve)
+            self._model_checks[role] = self.check_model(data, file, resolve, kept)
         return self._model_checks[role]
+
+    def _kept_model(self, role: str, resolve: Resolver) -> ModelRead:
+        """What the check reads of a pinned model's XML, kept in the cache per its sha256 and
+        its includes' (see upstream.parsed.kept_channels, kept_geometry): `check` parses no XML."""
+        from .digests import sha256_of
+        from .parse.sdf import read_channels
+        from .parse.sdf_include import load_model
+        from .stages.geometry import ModelRead, to_frd_pose
+        from .upstream.parsed import kept_channels, kept_geometry
+
+        f, cache = self.fetched([role])[role], self.options.cache
+        path, data = f.spec.path, f.data
+        channels, _ = kept_channels(cache, f.entry.sha256, path, lambda: read_channels(data, path))
+        includes = [f"{p} {sha256_of(b)}" for p, b in sorted(f.includes.items())]
+        tree, to_frd = kept_geometry(
+            cache,
+            f.entry.sha256,
+            path,
+            includes,
+            lambda: (load_model(data, path, resolve), to_frd_pose(data, path)),
+        )
+        return ModelRead(channels, tree, to_frd)
 
     def report_inputs(self) -> ReportInputs:
         from .render.report import ReportInputs

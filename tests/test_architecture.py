@@ -187,3 +187,13 @@ def test_the_benchmark_commands_import_no_dataclasses_or_inspect(
     a.write_text("# Version: 4.6.3-STABLE\nSR0_EXTRA1 10\nFRAME_CLASS 2\n")
     b.write_text("# Version: 4.7.0-BETA\nMAV1_EXTRA1 1\nFRAME_CLASS 2\n")
     assert loaded(imported_by("diff", str(a), str(b), cwd=tmp_path), RECORDS_NEVER) == []
+
+
+def test_a_warm_check_parses_no_xml(derived: tuple[Path, list[str]]) -> None:
+    """The report kept what the model check reads of each model beside its cached bytes
+    (upstream/parsed.py): `check` and `report --check` read those, and import no XML parser."""
+    project, loc = derived
+    for args in (["check"], ["report", "--check"], ["compare", "three-way"]):
+        modules = imported_by(*args, *loc, cwd=project)
+        assert "paramdiff.stages.geometry" in modules or args[0] == "compare", args
+        assert loaded(modules, ("xml", "defusedxml", "pyexpat")) == [], args

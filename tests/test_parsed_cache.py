@@ -22,10 +22,12 @@ from paramdiff.upstream.parsed import (
     CHANNELS_KIND,
     ENTRIES_KIND,
     FORMAT,
+    GEOMETRY_KIND,
     INCLUDES_KIND,
     METADATA_KIND,
     LazyParams,
     kept_channels,
+    kept_geometry,
     kept_includes,
     load_metadata,
     parsed_path,
@@ -512,3 +514,88 @@ def test_a_models_channels_are_kept_exactly_and_a_bad_entry_is_read_again(tmp_pa
         forge(forged)
         assert kept_channels(cache, sha, "n/model.sdf", read) == first
     assert len(calls) == 7
+
+
+TOP = b"""<?xml version="1.0"?>
+<sdf version="1.9"><model name="boat">
+  <link name="base"><pose>0.5 0 0 0 0 0.3</pose></link>
+  <joint name="j" type="revolute"><parent>base</parent><child>prop::blade</child>
+    <axis><xyz>0 1 0</xyz></axis></joint>
+  <include><uri>model://prop</uri><pose>-1 0.25 0 0 0 1.5707963</pose></include>
+  <plugin name="ArduPilotPlugin" filename="ArduPilotPlugin">
+    <modelXYZToAirplaneXForwardZDown>0 0 0 3.14159265 0 0.1</modelXYZToAirplaneXForwardZDown>
+    <control channel="0"><jointName>j</jointName></control>
+  </plugin>
+</model></sdf>"""
+PROP = b"""<sdf version="1.9"><model name="prop"><link name="blade"><pose>0 0 0.1 0.2 0 0</pose>
+</link></model></sdf>"""
+
+
+def _read_geometry(files: dict[str, bytes]):  # type: ignore[no-untyped-def]
+    from paramdiff.parse.sdf_include import load_model, repo_resolver
+    from paramdiff.stages.geometry import to_frd_pose
+
+    path = "models/boat/model.sdf"
+    return load_model(TOP, path, repo_resolver(path, files)), to_frd_pose(TOP, path)
+
+
+def _plain(found):  # type: ignore[no-untyped-def]
+    """A tree and pose as comparable values (ModelTree and Pose compare by identity)."""
+    tree, pose = found
+    links = [(k.name, k.pose.p, k.pose.r, k.file, k.line) for k in tree.links.values()]
+    return tree.name, tree.file, tree.includes, links, list(tree.joints.values()), pose.p, pose.r
+
+
+def test_a_models_geometry_is_kept_exactly_and_a_bad_entry_is_read_again(tmp_path: Path) -> None:
+    cache, sha = Cache(tmp_path), hashlib.sha256(TOP).hexdigest()
+    files = {"models/prop/model.sdf": PROP}
+    includes = [f"models/prop/model.sdf {hashlib.sha256(PROP).hexdigest()}"]
+    calls: list[int] = []
+
+    def read():  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return _read_geometry(files)
+
+    file = "models/boat/model.sdf"
+    want = _plain(_read_geometry(files))
+    assert _plain(kept_geometry(cache, sha, file, includes, read)) == want
+    assert _plain(kept_geometry(cache, sha, file, includes, read)) == want
+    assert len(calls) == 1 and len(want[3]) == 2 and want[2] == ["models/prop/model.sdf"]
+    # Kept for another file, or for other include bytes: read again.
+    assert _plain(kept_geometry(cache, sha, "m/model.sdf", includes, read)) == want
+    assert _plain(kept_geometry(cache, sha, file, [], read)) == want
+    assert len(calls) == 3
+    path = parsed_entry_path(cache.root, GEOMETRY_KIND, sha)
+    kept = json.loads(path.read_bytes().split(b"\n", 1)[1])
+
+    def forge(rows: list[object]) -> None:
+        text = json.dumps(rows)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        path.write_bytes(f"{FORMAT} {GEOMETRY_KIND} {sha} {digest}\n{text}".encode())
+
+    forge(kept)  # written as the cache writes it: used
+    assert _plain(kept_geometry(cache, sha, file, [], read)) == want and len(calls) == 3
+    link, joint = kept[5][0], kept[6][0]
+    for forged in (  # each consistent with its digest, none what load_model could give
+        [*kept[:5], [[link[0], [[float("nan"), 0.0, 0.0], link[1][1]], *link[2:]]], *kept[6:]],
+        [*kept[:5], [[link[0], [[1, 0.0, 0.0], link[1][1]], *link[2:]]], *kept[6:]],  # an int
+        [*kept[:5], [link, link], *kept[6:]],  # a link twice
+        [*kept[:5], [[*link[:3], "7"]], *kept[6:]],  # a line as text
+        [*kept[:6], [[*joint[:3], [0.0, 1.0], *joint[4:]]], kept[7]],  # a 2-vector axis
+        [*kept[:6], [[*joint[:3], joint[3], joint[4]]], kept[7]],  # a joint without its line
+        [*kept[:7], [[0.0, 0.0, 0.0], [[1.0, 0.0, 0.0]]]],  # a 1-row rotation
+        [*kept[:4], "models/prop/model.sdf", *kept[5:]],  # the includes as text
+    ):
+        forge(forged)
+        assert _plain(kept_geometry(cache, sha, file, [], read)) == want
+    assert len(calls) == 11
+    path.write_bytes(path.read_bytes()[:-3])  # damaged
+    assert _plain(kept_geometry(cache, sha, file, [], read)) == want and len(calls) == 12
+
+
+def test_a_model_whose_geometry_fails_keeps_nothing(tmp_path: Path) -> None:
+    cache, sha = Cache(tmp_path), hashlib.sha256(TOP).hexdigest()
+    for _ in range(2):
+        with pytest.raises(InputError, match="model://prop"):
+            kept_geometry(cache, sha, "models/boat/model.sdf", [], lambda: _read_geometry({}))
+    assert not parsed_entry_path(cache.root, GEOMETRY_KIND, sha).exists()

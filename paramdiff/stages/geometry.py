@@ -770,6 +770,19 @@ class ModelCheck(NamedTuple):
     findings: list[Finding]
 
 
+class ModelRead(NamedTuple):
+    """What the check reads of a model's XML: its channels, merged tree and FRD pose."""
+
+    channels: list[Channel]
+    tree: ModelTree
+    to_frd: Pose
+
+
+def read_model(data: bytes, file: str, resolve: Resolver) -> ModelRead:
+    channels, _ = read_channels(data, file)
+    return ModelRead(channels, load_model(data, file, resolve), to_frd_pose(data, file))
+
+
 def check_model(
     data: bytes,
     file: str,
@@ -778,16 +791,17 @@ def check_model(
     joint_roles: dict[str, int],
     vehicle: str | None,
     metadata: Metadata | None,
+    kept: ModelRead | None = None,
 ) -> ModelCheck:
     """The model's channels (includes merged) against what SITL runs: geometry first,
-    joint_roles as a cross-check, then ranges and neutral; findings numbered for the picture."""
-    channels, _ = read_channels(data, file)
-    tree = load_model(data, file, resolve)
+    joint_roles as a cross-check, then ranges and neutral; findings numbered for the picture.
+    ``kept``: what read_model gives, when the caller has it (kept in the cache)."""
+    channels, tree, to_frd = kept if kept is not None else read_model(data, file, resolve)
 
     def label(n: int, value: float) -> str:
         return _label(metadata, f"SERVO{n}_FUNCTION", value)
 
-    geometry = analyse(channels, tree, params, vehicle, label, to_frd_pose(data, file))
+    geometry = analyse(channels, tree, params, vehicle, label, to_frd)
     findings = channel_findings(
         channels, params, joint_roles, metadata, roles(geometry), infer_vehicle(params, vehicle)
     )

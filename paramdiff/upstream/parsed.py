@@ -49,6 +49,7 @@ from .cache import Cache
 if TYPE_CHECKING:
     from ..model.params import Fact
     from ..parse.sdf import Channel
+    from ..parse.sdf_include import ModelTree, Pose
 
 Channels = tuple[list["Channel"], list["Fact"]]
 
@@ -59,6 +60,7 @@ ENTRIES_KIND = "pdef-entries"
 ENTRIES_BLOCK = 64  # entries' lines per checked block (~20 kB)
 INCLUDES_KIND = "sdf-includes"
 CHANNELS_KIND = "sdf-channels"
+GEOMETRY_KIND = "sdf-geometry"
 _UNITS = {str, int, type(None)}  # see _Head.units
 
 
@@ -420,6 +422,94 @@ def _typed(row: tuple[Any, ...], types: tuple[type, ...]) -> bool:
 
 def _int_lines(lines: dict[str, Any]) -> bool:
     return all(type(k) is str and type(v) is int for k, v in lines.items())
+
+
+Geometry = tuple["ModelTree", "Pose"]
+
+
+def kept_geometry(
+    cache: Cache, source_sha256: str, file: str, includes: list[str], read: Callable[[], Geometry]
+) -> Geometry:
+    """A verified model's merged links and joints and its model -> FRD pose, as ``read`` gives
+    them (parse.sdf_include.load_model, stages.geometry.to_frd_pose), kept beside it as JSON
+    for ``file`` and ``includes`` (the path and sha256 of each file its includes resolve to):
+    the geometry parsed the model's XML on every `check` (~7 ms a model with the XML imports).
+    A kept entry that fails any check is a miss: read again (an error is never kept)."""
+    lines = read_parsed(cache.root, GEOMETRY_KIND, source_sha256)
+    if lines is not None and len(lines) == 1:
+        found = _geometry_of(lines[0], file, includes)
+        if found is not None:
+            return found
+    tree, to_frd = read()
+    links = [[k.name, _pose_row(k.pose), k.file, k.line] for k in tree.links.values()]
+    joints = [list(j) for j in tree.joints.values()]
+    row = [file, includes, tree.name, tree.file, tree.includes, links, joints, _pose_row(to_frd)]
+    write_entry(cache, GEOMETRY_KIND, source_sha256, json.dumps(row).encode())
+    return tree, to_frd
+
+
+def _pose_row(pose: Pose) -> list[Any]:
+    return [list(pose.p), [list(r) for r in pose.r]]
+
+
+def _geometry_of(line: bytes, file: str, includes: list[str]) -> Geometry | None:
+    """The kept tree and pose of ``file`` with ``includes``, or None when they are not exactly
+    what load_model gives (types, finite numbers, each name once)."""
+    from ..parse.sdf_include import Joint, Link, ModelTree
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(constant)  # NaN / Infinity: never a kept number
+
+    try:
+        kept = json.loads(line, parse_constant=refuse)
+        kept_file, kept_includes, name, tree_file, merged, links, joints, frd = kept
+        tree = ModelTree(name, tree_file)
+        tree.includes = merged
+        for link_name, pose, link_file, link_line in links:
+            tree.links[link_name] = Link(link_name, _pose_of(pose), link_file, link_line)
+        for joint_name, parent, child, axis, joint_file, joint_line in joints:
+            joint = Joint(joint_name, parent, child, _vec_of(axis), joint_file, joint_line)
+            tree.joints[joint_name] = joint
+        to_frd = _pose_of(frd)
+    except (ValueError, TypeError):
+        return None
+    if kept_file != file or kept_includes != includes or not _lists(links, joints, merged):
+        return None
+    if len(tree.links) != len(links) or len(tree.joints) != len(joints):
+        return None  # a name twice: the merge keeps one
+    if not _strings(name, tree_file, *merged):
+        return None
+    if not all(_strings(k.name, k.file) and type(k.line) is int for k in tree.links.values()):
+        return None
+    joint_rows = tree.joints.values()
+    if not all(_strings(*j[:3], j.file) and type(j.line) is int for j in joint_rows):
+        return None
+    return tree, to_frd
+
+
+def _lists(*values: Any) -> bool:
+    return all(type(v) is list for v in values)
+
+
+def _strings(*values: Any) -> bool:
+    return all(type(v) is str for v in values)
+
+
+def _vec_of(row: Any) -> tuple[float, float, float]:
+    if type(row) is not list or len(row) != 3:
+        raise TypeError
+    if not all(type(v) is float and math.isfinite(v) for v in row):
+        raise ValueError
+    return (row[0], row[1], row[2])
+
+
+def _pose_of(row: Any) -> Pose:
+    from ..parse.sdf_include import Pose
+
+    p, r = row
+    if type(r) is not list or len(r) != 3:
+        raise TypeError
+    return Pose(_vec_of(p), (_vec_of(r[0]), _vec_of(r[1]), _vec_of(r[2])))
 
 
 # How LazyParams reads its entries: bytes [lo, hi) of the kept payload (hi None: to its end;
