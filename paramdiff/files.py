@@ -260,7 +260,7 @@ def _write_error(path: Path, exc: OSError) -> ParamdiffError:
 # marshal, under a header naming the format, the kind, the source's sha256 and the sha256 of
 # the payload. An entry that fails any of them is a miss, and the caller parses again.
 
-PARSED_FORMAT = "paramdiff-parsed 5"
+PARSED_FORMAT = "paramdiff-parsed 6"
 
 
 def parsed_entry_path(root: Path, kind: str, source_sha256: str) -> Path:

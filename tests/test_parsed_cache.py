@@ -65,12 +65,18 @@ def forge(
     path.write_bytes(f"{fmt} {kind} {source_sha} {digest}\n".encode() + payload)
 
 
-def forge_metadata(cache: Cache, head: bytes, tables: bytes = b"", entries: bytes = b"{}") -> None:
+def forge_metadata(
+    cache: Cache,
+    head: bytes,
+    tables: bytes = b"",
+    entries: bytes = b"{}",
+    ranges: bytes = b'["[null]"]',
+) -> None:
     """A metadata entry of ``head`` (names, flags, display names, units, starts), the digest of
-    ``entries`` and ``tables``, and ``entries`` as its entries' entry."""
+    ``entries``, ``ranges`` and ``tables``, and ``entries`` as its entries' entry."""
     forge(cache, entries, kind=ENTRIES_KIND)
     digest = json.dumps(hashlib.sha256(entries).hexdigest()).encode()
-    forge(cache, head + b"\n" + digest + b"\n" + tables)
+    forge(cache, head + b"\n" + digest + b"\n" + ranges + b"\n" + tables)
 
 
 ONE_NAME = b'["SERVO1_FUNCTION"]\n{}\n[""]\n'
@@ -599,3 +605,66 @@ def test_a_model_whose_geometry_fails_keeps_nothing(tmp_path: Path) -> None:
         with pytest.raises(InputError, match="model://prop"):
             kept_geometry(cache, sha, "models/boat/model.sdf", [], lambda: _read_geometry({}))
     assert not parsed_entry_path(cache.root, GEOMETRY_KIND, sha).exists()
+
+
+def test_validating_reads_the_head_and_gives_what_the_whole_entry_gives(tmp_path: Path) -> None:
+    """Metadata.problems / read_only from the summary, label tables and ranges (no entry
+    decoded) are what ParamMeta gives, for every parameter and a value set around each
+    limit; an entry whose label tables are not objects is read whole, as before."""
+    extra = {
+        "PRESET": {"Values": {"0": "Slow", "9": "Fast"}, "Range": {"low": "0", "high": "9"}},
+        "ODD_RANGE": {"Range": {"low": "-1e3", "high": " 1e3 "}},
+        "NO_RANGE": {"Range": {"low": "x", "high": "1"}},
+        "LISTED": {"Values": ["not", "an", "object"], "Range": {"low": "0", "high": "2"}},
+        "LOCKED": {"ReadOnly": "1", "Bitmask": {"0": "A", "3": "D"}},
+    }
+    doc = {**json.loads(PDEF), "Extra": extra}
+    data = json.dumps(doc).encode()
+    sha = hashlib.sha256(data).hexdigest()
+    cache = Cache(tmp_path)
+    fresh = load_metadata(cache, sha, data, FILE, "4.7")
+    cached = load_metadata(cache, sha, data, FILE, "4.7")
+    assert isinstance(cached.params, LazyParams)
+    names = [*fresh.params, "NOPE"]
+    values = (0, 1, 2, 3, 9, 73, 2.5, -1, 499, 500, 2200, 2201, 8, 9.5, 1e4, 1 << 40)
+
+    def outcome(problems, name: str, value: float) -> object:  # type: ignore[no-untyped-def]
+        try:
+            return problems(name, value)
+        except AttributeError as exc:  # LISTED: ParamMeta cannot read a list of values
+            return str(exc)
+
+    def whole(name: str, value: float) -> object:
+        info = fresh.get(name)
+        return info.problems(value) if info else None
+
+    for name in names:
+        for value in values:
+            assert outcome(cached.problems, name, value) == outcome(whole, name, value)
+        info = fresh.get(name)
+        assert cached.read_only(name) == bool(info and info.read_only)
+    assert cached.params._decoded.keys() == {"LISTED"}  # its Values are not an object
+
+
+@pytest.mark.parametrize(
+    "ranges",
+    [
+        b'["[[0, 1]]"]',  # ints
+        b'["[[0.0]]"]',  # one number
+        b"[]",  # no block
+        b'["[]"]',  # no row
+        b'["[\\"0.0 1.0\\"]"]',  # text
+        b"nope",
+        b'["[[0.0, 1.0], null]"]',  # two rows for one name
+        b'["{}"]',
+        b"[[[0.0, 1.0]]]",  # not a block's text
+        b'["[[0.0, 1.0]] x"]',
+    ],
+)
+def test_forged_ranges_are_the_entry_error(tmp_path: Path, ranges: bytes) -> None:
+    cache = Cache(tmp_path)
+    forge_metadata(cache, ONE_NAME + b"[0]\n[0]", b'[[], [], ""]', ranges=ranges)
+    with pytest.raises(InputError):
+        load(cache).problems("SERVO1_FUNCTION", 73)
+    forge_metadata(cache, ONE_NAME + b"[0]\n[0]", b'[[], [], ""]', ranges=b'["[[0.0, 9.0]]"]')
+    assert load(cache).problems("SERVO1_FUNCTION", 73) == ["73 is outside its range 0..9"]

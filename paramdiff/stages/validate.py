@@ -30,8 +30,8 @@ def validate(
 ) -> list[Problem]:
     out = []
     for p in params.params.values():
-        meta = metadata.get(p.name)
-        if meta is None:
+        problems = metadata.problems(p.name, p.value)
+        if problems is None:
             reason = classifier.script_reason(p.name) if classifier else None
             if reason:
                 continue  # script-defined: exists only when the script runs; reported elsewhere
@@ -43,8 +43,8 @@ def validate(
                 )
             )
             continue
-        if meta.read_only:
+        if metadata.read_only(p.name):
             out.append(Problem(p, "is read-only: the firmware will not take this value", ERROR))
-        for problem in meta.problems(p.value):
+        for problem in problems:
             out.append(Problem(p, problem))
     return out
