@@ -64,9 +64,9 @@ def offline_upstream() -> dict[str, dict[str, object]]:
     return repos
 
 
-@pytest.fixture
-def offline(tmp_path: Path) -> tuple[Path, list[str]]:
-    """The small boat project with metadata and frame defaults, fetched."""
+def fetched_offline_project(tmp_path: Path) -> tuple[Path, list[str]]:
+    """The small boat project with metadata and frame defaults, fetched from its mirror in
+    ``tmp_path``; its root and location args."""
     root = tmp_path / "project"
     (root / "overlays").mkdir(parents=True)
     (root / "sources.yaml").write_text(offline_sources())
@@ -76,6 +76,11 @@ def offline(tmp_path: Path) -> tuple[Path, list[str]]:
     result = invoke("fetch", *loc)
     assert result.exit_code == 0, result.output
     return root, loc
+
+
+@pytest.fixture
+def offline(tmp_path: Path) -> tuple[Path, list[str]]:
+    return fetched_offline_project(tmp_path)
 
 
 def invoke(*args: str) -> CliResult:

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, OVERLAY_YAML, build_mirror, location_args, run_cli
-from test_offline_project import offline_sources, offline_upstream
+from helpers import FIXTURES, run_cli
+from test_offline_project import fetched_offline_project
 
 from paramdiff.config.yamlfile import YAML_KIND, load_yaml
 from paramdiff.errors import InputError
@@ -56,11 +56,12 @@ def forge(
     source_sha: str = SHA,
     fmt: str = FORMAT,
     kind: str = METADATA_KIND,
+    at: str = SHA,
 ) -> None:
     """An entry whose header is consistent with ``payload`` (what only a deliberate writer of
-    the cache directory could produce)."""
+    the cache directory could produce), kept for the source bytes whose sha256 is ``at``."""
     digest = hashlib.sha256(payload).hexdigest()
-    path = parsed_path(cache, kind, SHA)
+    path = parsed_path(cache, kind, at)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(f"{fmt} {kind} {source_sha} {digest}\n".encode() + payload)
 
@@ -252,13 +253,7 @@ def test_an_unwritable_cache_still_gives_the_metadata(tmp_path: Path) -> None:
 def test_compare_never_shows_a_tampered_label(tmp_path: Path) -> None:
     """End to end: the enum label in `compare three-way` comes from the verified source even
     when the parsed entry in the cache was edited."""
-    root = tmp_path / "project"
-    (root / "overlays").mkdir(parents=True)
-    (root / "sources.yaml").write_text(offline_sources())
-    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
-    build_mirror(tmp_path / "mirror", offline_upstream())
-    loc = location_args(root, tmp_path / "cache", tmp_path / "mirror")
-    assert run_cli(["fetch", *loc]).exit_code == 0
+    _, loc = fetched_offline_project(tmp_path)
     first = run_cli(["compare", "three-way", *loc])
     assert first.exit_code == 0, first.output
     assert "(ThrottleLeft)" in first.output
@@ -402,13 +397,8 @@ def test_a_head_naming_other_entries_is_the_entry_error(tmp_path: Path) -> None:
 def offline_project(tmp_path: Path) -> tuple[list[str], Path]:
     """The offline boat project fetched and compared once (every parsed entry written); its
     location args and the cache entry of its metadata's bytes."""
-    root = tmp_path / "project"
-    (root / "overlays").mkdir(parents=True)
-    (root / "sources.yaml").write_text(offline_sources())
-    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
-    build_mirror(tmp_path / "mirror", offline_upstream())
-    loc = location_args(root, tmp_path / "cache", tmp_path / "mirror")
-    for command in (["fetch"], ["derive"], ["compare", "three-way"]):
+    _, loc = fetched_offline_project(tmp_path)
+    for command in (["derive"], ["compare", "three-way"]):
         assert run_cli([*command, *loc]).exit_code == 0
     return loc, Cache(tmp_path / "cache").path_for(SHA)
 
@@ -502,12 +492,10 @@ def test_a_models_channels_are_kept_exactly_and_a_bad_entry_is_read_again(tmp_pa
     path = parsed_entry_path(cache.root, CHANNELS_KIND, sha)
     kept = json.loads(path.read_bytes().split(b"\n", 1)[1])
 
-    def forge(rows: list[object]) -> None:
-        text = json.dumps(rows)
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        path.write_bytes(f"{FORMAT} {CHANNELS_KIND} {sha} {digest}\n{text}".encode())
+    def forge_rows(rows: list[object]) -> None:
+        forge(cache, json.dumps(rows).encode(), source_sha=sha, kind=CHANNELS_KIND, at=sha)
 
-    forge(kept)  # written as the cache writes it: used
+    forge_rows(kept)  # written as the cache writes it: used
     assert kept_channels(cache, sha, "n/model.sdf", read) == first and len(calls) == 1
     for forged in (  # each consistent with its digest, none what read_channels could give
         [kept[0], [[*kept[1][0][:2], float("nan"), *kept[1][0][3:]]], kept[2]],  # NaN
@@ -517,7 +505,7 @@ def test_a_models_channels_are_kept_exactly_and_a_bad_entry_is_read_again(tmp_pa
         [kept[0], [[40, *kept[1][0][1:]]], kept[2]],  # beyond the outputs
         [kept[0], [[*kept[1][0][:8], "7", kept[1][0][9]]], kept[2]],  # a line as text
     ):
-        forge(forged)
+        forge_rows(forged)
         assert kept_channels(cache, sha, "n/model.sdf", read) == first
     assert len(calls) == 7
 
@@ -574,12 +562,10 @@ def test_a_models_geometry_is_kept_exactly_and_a_bad_entry_is_read_again(tmp_pat
     path = parsed_entry_path(cache.root, GEOMETRY_KIND, sha)
     kept = json.loads(path.read_bytes().split(b"\n", 1)[1])
 
-    def forge(rows: list[object]) -> None:
-        text = json.dumps(rows)
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        path.write_bytes(f"{FORMAT} {GEOMETRY_KIND} {sha} {digest}\n{text}".encode())
+    def forge_rows(rows: list[object]) -> None:
+        forge(cache, json.dumps(rows).encode(), source_sha=sha, kind=GEOMETRY_KIND, at=sha)
 
-    forge(kept)  # written as the cache writes it: used
+    forge_rows(kept)  # written as the cache writes it: used
     assert _plain(kept_geometry(cache, sha, file, [], read)) == want and len(calls) == 3
     link, joint = kept[5][0], kept[6][0]
     for forged in (  # each consistent with its digest, none what load_model could give
@@ -592,7 +578,7 @@ def test_a_models_geometry_is_kept_exactly_and_a_bad_entry_is_read_again(tmp_pat
         [*kept[:7], [[0.0, 0.0, 0.0], [[1.0, 0.0, 0.0]]]],  # a 1-row rotation
         [*kept[:4], "models/prop/model.sdf", *kept[5:]],  # the includes as text
     ):
-        forge(forged)
+        forge_rows(forged)
         assert _plain(kept_geometry(cache, sha, file, [], read)) == want
     assert len(calls) == 11
     path.write_bytes(path.read_bytes()[:-3])  # damaged
