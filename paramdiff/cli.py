@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from .errors import INTERNAL_ERROR_EXIT, ParamdiffError, UsageError, internal_error_line
 
@@ -193,7 +193,7 @@ LOCATION = OptionGroup(  # where the project, cache and upstream files are: ``op
         ),
         _arg(
             "--cache-dir",
-            type=_directory("--cache-dir"),
+            type=_directory("--cache-dir (or PARAMDIFF_CACHE)"),
             env="PARAMDIFF_CACHE",
             metavar="DIR",
             help="Cache directory [env PARAMDIFF_CACHE].",
@@ -394,8 +394,17 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):  # docstrings keep their
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors end as every other error does: the usage, then
+    one `Error:` line naming the help to read; exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"Error: {message} — see '{self.prog} -h'\n")
+
+
 def _parser(prog: str, description: str, **kw: Any) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(
+    return _Parser(
         prog=prog,
         description=description,
         formatter_class=_Formatter,
@@ -426,6 +435,7 @@ def _dispatch(group: Group, prog: str, argv: list[str]) -> int | None:
     parser = _group_parser(group, prog)
     parser.parse_args(argv)  # exits after -h, --version or a usage error
     parser.print_help(sys.stderr)
+    _echo(f"Error: name a command — see '{prog} -h'", err=True)
     return 2
 
 

@@ -219,7 +219,9 @@ def test_an_unknown_option_is_a_usage_error_on_stderr() -> None:
     out = run_cli(["diff", HW, SITL, "--bogus"])
     assert (out.exit_code, out.stdout) == (2, "")
     assert out.stderr.startswith("usage: paramdiff diff ")
-    assert out.stderr.endswith("paramdiff diff: error: unrecognized arguments: --bogus\n")
+    assert out.stderr.endswith(
+        "\nError: unrecognized arguments: --bogus — see 'paramdiff diff -h'\n"
+    )
     # no abbreviations: `--only` is not `--only-differences`
     only = run_cli(["diff", HW, SITL, "--only"])
     assert only.exit_code == 2 and "unrecognized arguments: --only" in only.stderr
@@ -305,6 +307,8 @@ def test_a_group_without_its_command_shows_its_help_and_exits_2() -> None:
         out = run_cli(args)
         assert (out.exit_code, out.stdout) == (2, "")
         assert out.stderr.startswith("usage: paramdiff") and listed in out.stderr
+        prog = " ".join(["paramdiff", *args])
+        assert out.stderr.endswith(f"\nError: name a command — see '{prog} -h'\n")
 
 
 def test_python_m_paramdiff_and_a_reader_that_leaves(tmp_path: Path) -> None:
@@ -360,6 +364,6 @@ def test_environment_variables_are_defaults_an_empty_one_unset(
     refused = run_cli(["derive", "--check", "--root", str(project)])
     assert (refused.exit_code, refused.output) == (
         2,
-        f"Error: {project / 'sources.yaml'}: --cache-dir names a file, not a directory — "
-        "name a directory\n",
+        f"Error: {project / 'sources.yaml'}: --cache-dir (or PARAMDIFF_CACHE) names a file, "
+        "not a directory — name a directory\n",
     )

@@ -391,6 +391,29 @@ def test_a_head_naming_other_entries_is_the_entry_error(tmp_path: Path) -> None:
         load(cache).get("SERVO1_FUNCTION")
 
 
+DEEP = b"[" * 200_000 + b"]" * 200_000  # valid JSON, nested past the parser's recursion limit
+
+
+def test_an_entry_nested_too_deep_is_a_miss_or_the_entry_error(tmp_path: Path) -> None:
+    """A forged entry (its digest recomputed) nesting past the JSON parser's depth is what any
+    other damaged entry is: rebuilt from the source, or the entry's own error, never a bug."""
+    cache = Cache(tmp_path)
+    forge_metadata(cache, DEEP + b'\n{}\n[""]\n[null]\n[0]')  # the names line
+    assert dict(load(cache).params) == expected()  # a miss: rebuilt
+    for starts in (DEEP, b'["0"]'):  # nested too deep; strings where offsets go
+        forge_metadata(cache, ONE_NAME + b"[null]\n" + starts)
+        with pytest.raises(InputError, match="malformed"):
+            load(cache).get("SERVO1_FUNCTION")
+    sha = "ef" * 32
+    forge(cache, DEEP, source_sha=sha, kind=INCLUDES_KIND, at=sha)
+    assert kept_includes(cache, sha, "m/model.sdf", lambda: ["a/model.sdf"]) == ["a/model.sdf"]
+    forge(cache, DEEP, source_sha=sha, kind=CHANNELS_KIND, at=sha)
+    from paramdiff.parse.sdf import read_channels
+
+    channels = read_channels(MODEL, "m/model.sdf")
+    assert kept_channels(cache, sha, "m/model.sdf", lambda: channels) == channels
+
+
 # --------------------------------------------------------------------------- metadata bytes
 
 
@@ -583,6 +606,8 @@ def test_a_models_geometry_is_kept_exactly_and_a_bad_entry_is_read_again(tmp_pat
     assert len(calls) == 11
     path.write_bytes(path.read_bytes()[:-3])  # damaged
     assert _plain(kept_geometry(cache, sha, file, [], read)) == want and len(calls) == 12
+    forge(cache, DEEP, source_sha=sha, kind=GEOMETRY_KIND, at=sha)  # nested too deep
+    assert _plain(kept_geometry(cache, sha, file, [], read)) == want and len(calls) == 13
 
 
 def test_a_model_whose_geometry_fails_keeps_nothing(tmp_path: Path) -> None:

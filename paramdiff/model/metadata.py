@@ -300,7 +300,7 @@ class Metadata:
 def parse_pdef(data: bytes, file: str, firmware: str) -> Metadata:
     try:
         doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # or nested too deep
         line = getattr(exc, "lineno", 1)
         raise InputError(
             "metadata is not valid JSON", "fetch apm.pdef.json again", file=file, line=line

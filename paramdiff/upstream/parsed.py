@@ -188,7 +188,7 @@ class LazyParams(Mapping[str, dict[str, Any]]):
         line = self._head.ranges  # its JSON line, as read (see _Head.ranges)
         try:
             texts = json.loads(line) if isinstance(line, bytes) else line
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise self._malformed() from None
         if type(texts) is not list or not all(type(t) is str for t in texts):
             raise self._malformed()
@@ -237,9 +237,11 @@ class LazyParams(Mapping[str, dict[str, Any]]):
         line = self._head.starts  # its JSON line, as read (see _Head.starts)
         try:
             starts = json.loads(line) if isinstance(line, bytes) else line
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise self._malformed() from None
         if not isinstance(starts, list) or len(starts) != len(self._names):
+            raise self._malformed()
+        if not all(type(s) is int for s in starts):  # arithmetic on them follows
             raise self._malformed()
         return starts
 
@@ -251,7 +253,7 @@ class LazyParams(Mapping[str, dict[str, Any]]):
             raw, stop = _SCAN(text, 0)
             if stop != len(text):
                 raise ValueError
-        except (ValueError, StopIteration):
+        except (ValueError, StopIteration, RecursionError):
             raise self._malformed() from None
         return raw
 
@@ -357,7 +359,7 @@ def _decode_params(
 ) -> LazyParams | None:
     try:
         fields: list[Any] = [b if i in _LAZY else json.loads(b) for i, b in enumerate(lines)]
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     head = _Head(*fields)
     names, flags, shown, units, _, digest, _ = head
@@ -418,7 +420,7 @@ def kept_includes(
     if lines is not None and len(lines) == 1:
         try:
             kept = json.loads(lines[0])
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
             kept = None
         if (
             isinstance(kept, list)
@@ -470,7 +472,7 @@ def _channels_of(line: bytes, file: str) -> Channels | None:
         kept_file, rows, fact_rows = json.loads(line, parse_constant=refuse)
         channels = [Channel(*r) for r in rows]
         facts = [Fact(*r) for r in fact_rows]
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
     if kept_file != file or not all(_typed(c, _CHANNEL_TYPES) for c in channels):
         return None
@@ -539,7 +541,7 @@ def _geometry_of(line: bytes, file: str, includes: list[str]) -> Geometry | None
             joint = Joint(joint_name, parent, child, _vec_of(axis), joint_file, joint_line)
             tree.joints[joint_name] = joint
         to_frd = _pose_of(frd)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
     if kept_file != file or kept_includes != includes or not _lists(links, joints, merged):
         return None

@@ -68,7 +68,7 @@ class VerifiedIndex:
             return None
         try:
             doc = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged, forged or nested too deep: a miss
             return None
         if not isinstance(doc, dict) or set(doc) != {*FIELDS, "check"}:
             return None
