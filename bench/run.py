@@ -2,6 +2,8 @@
 
     python bench/run.py [--reps 15] [--mirror ../shared/upstream] [--write-readme]
 
+Exits 1 when a target is not met.
+
 Each side runs from its own clean environment, installed as a user installs it: the peer in
 bench/.venv-peer (the `bench` extra's requirements from setup.cfg), paramdiff in
 bench/.venv-ours (`pip install .` of this tree, not editable, refreshed on every run, run through
@@ -415,6 +417,8 @@ def main() -> None:
         readme.write_text(
             head + "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->" + tail
         )
+    if not met:
+        sys.exit(1)  # a script (or CI) can rely on the exit code, as on the table
 
 
 if __name__ == "__main__":
