@@ -17,7 +17,8 @@ from helpers import C2, HW, M1, build_mirror, run_cli, small_upstream, tree_byte
 from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
 from paramdiff.upstream.cache import Cache
-from paramdiff.upstream.fetch import TransportChoice, fetch
+from paramdiff.upstream.engine import TransportChoice
+from paramdiff.upstream.fetch import fetch
 from paramdiff.upstream.http import HttpClient, HttpSettings
 from paramdiff.upstream.transports import GitTransport, MirrorTransport
 

@@ -15,14 +15,8 @@ from pathlib import Path
 import pytest
 
 from paramdiff.errors import InputError
-from paramdiff.parse.sdf_include import (
-    MERGE_LIMIT,
-    NESTING_LIMIT,
-    load_model,
-    local_resolver,
-    repo_include_paths,
-    repo_resolver,
-)
+from paramdiff.parse.sdf_include import MERGE_LIMIT, NESTING_LIMIT, load_model
+from paramdiff.parse.sdf_paths import local_resolver, repo_include_paths, repo_resolver
 from paramdiff.render.svg import render_svg
 from paramdiff.stages.geometry import ModelCheck, check_model, output_functions
 

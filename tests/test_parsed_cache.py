@@ -549,7 +549,8 @@ PROP = b"""<sdf version="1.9"><model name="prop"><link name="blade"><pose>0 0 0.
 
 
 def _read_geometry(files: dict[str, bytes]):  # type: ignore[no-untyped-def]
-    from paramdiff.parse.sdf_include import load_model, repo_resolver
+    from paramdiff.parse.sdf_include import load_model
+    from paramdiff.parse.sdf_paths import repo_resolver
     from paramdiff.stages.geometry import to_frd_pose
 
     path = "models/boat/model.sdf"

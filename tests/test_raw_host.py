@@ -20,7 +20,8 @@ from helpers import ROOT, run_cli, serve
 from paramdiff.config.sources import load_config
 from paramdiff.project import blueos_includes
 from paramdiff.upstream.cache import Cache
-from paramdiff.upstream.fetch import TransportChoice, fetch
+from paramdiff.upstream.engine import TransportChoice
+from paramdiff.upstream.fetch import fetch
 
 COMMITTED_LOCK = (ROOT / "sources.lock").read_bytes()
 

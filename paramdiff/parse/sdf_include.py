@@ -30,26 +30,10 @@ from ..errors import InputError, quote
 from ..model.values import NUMBER_RE
 from .sdf import _line, _local, _parse_xml
 from .sdf_paths import (
-    MODEL_URI,
     Resolver,
     _child,
     _model_name,
-    check_model_name,
-    local_resolver,
-    repo_include_paths,
-    repo_resolver,
 )
-
-# Names the include rules' module (sdf_paths) owns, importable from here as before.
-__all__ = [
-    "MODEL_URI",
-    "Resolver",
-    "check_model_name",
-    "load_model",
-    "local_resolver",
-    "repo_include_paths",
-    "repo_resolver",
-]
 
 Vec = tuple[float, float, float]
 Mat = tuple[Vec, Vec, Vec]

@@ -28,12 +28,12 @@ from ..parse.sdf_include import (
     Joint,
     ModelTree,
     Pose,
-    Resolver,
     Vec,
     load_model,
     parse_pose,
     rpy,
 )
+from ..parse.sdf_paths import Resolver
 from .channels import MODEL, PARAMETERS, Finding, Role, _label, channel_findings
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from ..errors import InputError, UsageError
 from ..model.values import format_value, same_value
 from ..parse.any import parse_any
 from ..upstream.cache import Cache
-from ..upstream.fetch import FetchedRole, FetchResult
+from ..upstream.engine import FetchedRole
+from ..upstream.fetch import FetchResult
 from ..upstream.transports import MirrorTransport
 
 

@@ -17,30 +17,12 @@ from ..config.sources import Config, Profile, SourceSpec
 from ..errors import FetchError
 from .cache import Cache
 from .engine import (
-    ENV_GIT_BASE,
-    ENV_MIRROR,
-    MAX_WORKERS,
     FetchedRole,
     IncludeFinder,
     TransportChoice,
     _Engine,
     _no_includes,
-    materialize,
 )
-
-# The engine's names, for callers that import them from here (the library's fetch module).
-__all__ = [
-    "ENV_GIT_BASE",
-    "ENV_MIRROR",
-    "MAX_WORKERS",
-    "FetchResult",
-    "FetchedRole",
-    "IncludeFinder",
-    "TransportChoice",
-    "fetch",
-    "fetch_targets",
-    "materialize",
-]
 
 
 @dataclass
