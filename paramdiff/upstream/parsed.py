@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ..digests import sha256_of
 from ..errors import InputError
@@ -416,23 +416,47 @@ def kept_includes(
     XML (~3.5 ms with the XML imports), which `derive --check` did only to check the lock's
     includes. A kept list that fails any check is a miss: found again (an error is never
     kept, so a bad file fails as before)."""
-    lines = read_parsed(cache.root, INCLUDES_KIND, source_sha256)
-    if lines is not None and len(lines) == 1:
+
+    def decode(line: bytes) -> list[str] | None:
         try:
-            kept = json.loads(lines[0])
-        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
-            kept = None
-        if (
-            isinstance(kept, list)
-            and len(kept) == 2
-            and kept[0] == path
-            and isinstance(kept[1], list)
-            and all(type(p) is str for p in kept[1])
-        ):
-            return kept[1]
-    found = find()
-    write_entry(cache, INCLUDES_KIND, source_sha256, json.dumps([path, found]).encode())
-    return found
+            kept = json.loads(line, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            return None
+        if isinstance(kept, list) and len(kept) == 2 and kept[0] == path:
+            paths = kept[1]
+            if isinstance(paths, list) and all(type(p) is str for p in paths):
+                return paths
+        return None
+
+    return _kept(cache, INCLUDES_KIND, source_sha256, decode, find, lambda f: [path, f])
+
+
+T = TypeVar("T")
+
+
+def _kept(
+    cache: Cache,
+    kind: str,
+    source_sha256: str,
+    decode: Callable[[bytes], T | None],
+    make: Callable[[], T],
+    row: Callable[[T], Any],
+) -> T:
+    """A value kept beside verified bytes as one line of JSON: ``decode``'s reading of the
+    entry when it gives exactly that value (None: a miss), else ``make``'s, kept as ``row``
+    of it. ``make`` raising keeps nothing, so a bad file fails as before."""
+    lines = read_parsed(cache.root, kind, source_sha256)
+    if lines is not None and len(lines) == 1:
+        found = decode(lines[0])
+        if found is not None:
+            return found
+    value = make()
+    write_entry(cache, kind, source_sha256, json.dumps(row(value)).encode())
+    return value
+
+
+def _no_constant(constant: str) -> Any:
+    raise ValueError(constant)  # NaN / Infinity: never a kept number
 
 
 def kept_channels(
@@ -443,15 +467,14 @@ def kept_channels(
     with the XML imports), which `compare three-way` did only for them. A kept entry that
     fails any check is a miss: read again (an error is never kept, so a bad model fails as
     before)."""
-    lines = read_parsed(cache.root, CHANNELS_KIND, source_sha256)
-    if lines is not None and len(lines) == 1:
-        found = _channels_of(lines[0], file)
-        if found is not None:
-            return found
-    channels, facts = read()
-    payload = json.dumps([file, [list(c) for c in channels], [list(f) for f in facts]])
-    write_entry(cache, CHANNELS_KIND, source_sha256, payload.encode())
-    return channels, facts
+
+    def row(found: Channels) -> list[Any]:
+        channels, facts = found
+        return [file, [list(c) for c in channels], [list(f) for f in facts]]
+
+    return _kept(
+        cache, CHANNELS_KIND, source_sha256, lambda line: _channels_of(line, file), read, row
+    )
 
 
 _CHANNEL_TYPES = (int, str, float, float, float, float, str, str, int, dict)
@@ -465,11 +488,8 @@ def _channels_of(line: bytes, file: str) -> Channels | None:
     from ..model.values import float32
     from ..parse.sdf import MAX_SERVO_CHANNELS, Channel
 
-    def refuse(constant: str) -> Any:
-        raise ValueError(constant)  # NaN / Infinity: never a kept number
-
     try:
-        kept_file, rows, fact_rows = json.loads(line, parse_constant=refuse)
+        kept_file, rows, fact_rows = json.loads(line, parse_constant=_no_constant)
         channels = [Channel(*r) for r in rows]
         facts = [Fact(*r) for r in fact_rows]
     except (ValueError, TypeError, RecursionError):
@@ -505,17 +525,26 @@ def kept_geometry(
     for ``file`` and ``includes`` (the path and sha256 of each file its includes resolve to):
     the geometry parsed the model's XML on every `check` (~7 ms a model with the XML imports).
     A kept entry that fails any check is a miss: read again (an error is never kept)."""
-    lines = read_parsed(cache.root, GEOMETRY_KIND, source_sha256)
-    if lines is not None and len(lines) == 1:
-        found = _geometry_of(lines[0], file, includes)
-        if found is not None:
-            return found
-    tree, to_frd = read()
-    links = [[k.name, _pose_row(k.pose), k.file, k.line] for k in tree.links.values()]
-    joints = [list(j) for j in tree.joints.values()]
-    row = [file, includes, tree.name, tree.file, tree.includes, links, joints, _pose_row(to_frd)]
-    write_entry(cache, GEOMETRY_KIND, source_sha256, json.dumps(row).encode())
-    return tree, to_frd
+
+    def row(found: Geometry) -> list[Any]:
+        tree, to_frd = found
+        links = [[k.name, _pose_row(k.pose), k.file, k.line] for k in tree.links.values()]
+        joints = [list(j) for j in tree.joints.values()]
+        return [
+            file,
+            includes,
+            tree.name,
+            tree.file,
+            tree.includes,
+            links,
+            joints,
+            _pose_row(to_frd),
+        ]
+
+    def decode(line: bytes) -> Geometry | None:
+        return _geometry_of(line, file, includes)
+
+    return _kept(cache, GEOMETRY_KIND, source_sha256, decode, read, row)
 
 
 def _pose_row(pose: Pose) -> list[Any]:
@@ -527,11 +556,8 @@ def _geometry_of(line: bytes, file: str, includes: list[str]) -> Geometry | None
     what load_model gives (types, finite numbers, each name once)."""
     from ..parse.sdf_include import Joint, Link, ModelTree
 
-    def refuse(constant: str) -> Any:
-        raise ValueError(constant)  # NaN / Infinity: never a kept number
-
     try:
-        kept = json.loads(line, parse_constant=refuse)
+        kept = json.loads(line, parse_constant=_no_constant)
         kept_file, kept_includes, name, tree_file, merged, links, joints, frd = kept
         tree = ModelTree(name, tree_file)
         tree.includes = merged
