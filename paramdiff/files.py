@@ -43,6 +43,11 @@ def describe_kind(mode: int) -> str:
     return "not a regular file"
 
 
+# How an input is opened: O_NONBLOCK, so a FIFO planted where a file goes cannot block the
+# open (the caller then refuses it as not a regular file); never a controlling terminal.
+READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+
+
 def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None = None) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes.
 
@@ -51,7 +56,7 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     """
     name = label or str(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
         raise
     except OSError as exc:
@@ -293,7 +298,7 @@ def read_parsed_range(
     header names this format, kind and source, or is too short."""
     prefix = f"{PARSED_FORMAT} {kind} {source_sha256} ".encode()
     try:  # a regular file (a FIFO planted in the cache must not hang a run)
-        fd = os.open(parsed_entry_path(root, kind, source_sha256), os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(parsed_entry_path(root, kind, source_sha256), READ_FLAGS)
     except OSError:
         return None
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..digests import sha256_of
 from ..errors import FetchError, InputError, ParamdiffError
-from ..files import INPUT_LIMIT, read_regular, write_atomic
+from ..files import INPUT_LIMIT, READ_FLAGS, read_regular, write_atomic
 
 ENV_CACHE = "PARAMDIFF_CACHE"
 
@@ -92,8 +92,7 @@ class Cache:
         if sha256 in self._held:
             return self._held[sha256] == size
         try:
-            flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC  # as read_regular
-            fd = os.open(self.path_for(sha256), flags)
+            fd = os.open(self.path_for(sha256), READ_FLAGS)
         except OSError:
             return False
         try:  # checked before a file object is made: os.fdopen refuses a directory

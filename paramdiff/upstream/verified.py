@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import FetchError
-from ..files import write_atomic
+from ..files import READ_FLAGS, write_atomic
 
 INDEX_DIR = "verified"
 MAX_RECORD_BYTES = 16 * 1024  # a record is ~400 bytes; paths are bounded well below this
@@ -102,7 +102,7 @@ def _read_regular(path: Path) -> bytes | None:
     """At most MAX_RECORD_BYTES of a regular file; None for anything else (a FIFO would
     block a plain open, a device would never end)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, READ_FLAGS | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
     try:
