@@ -15,7 +15,7 @@ from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
 from .files import TEXT_LIMIT, project_path, read_regular
 from .model.values import float32
-from .parse.clients import LOADERS, disagreements
+from .parse.loaders import LOADERS, disagreements
 from .parse.local import read_local
 from .parse.params import parse_params
 from .parse.sdf_paths import Resolver, local_resolver
@@ -227,7 +227,7 @@ def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
 def _loads_the_same(
     ctx: PinContext, path: Path, label: str, regenerate: str, out: CheckOutcome
 ) -> None:
-    """The committed file read by each real loader (re-implemented in parse.clients) must give
+    """The committed file read by each real loader (re-implemented in parse.loaders) must give
     the name → value map paramdiff reports for it (float32), every line within 98 bytes."""
     try:
         data = read_regular(path, limit=TEXT_LIMIT, label=label)

@@ -561,7 +561,7 @@ def show(
     table: TableOptions,
 ) -> None:
     """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
-    from .model.types import qgc_types
+    from .model.mavtypes import qgc_types
     from .parse.local import local_source
     from .parse.params import write_rows
     from .stages.compare import compare

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from paramdiff.config.overlay import Delta, Overlay
 from paramdiff.model.source import Source
 from paramdiff.model.values import float32
-from paramdiff.parse.clients import LOADERS, ardupilot_defaults, disagreements
+from paramdiff.parse.loaders import LOADERS, ardupilot_defaults, disagreements
 from paramdiff.parse.params import parse_params
 from paramdiff.render.params import LINE_MAX, comment_lines, read_provenance, render
 from paramdiff.render.sinks import join_lines

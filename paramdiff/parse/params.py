@@ -458,7 +458,7 @@ def include_paths(data: bytes, file: str) -> list[str]:
 
 
 def qgc_type(param: Param, types: Mapping[str, int] | None = None) -> int:
-    """The row's MAV_PARAM_TYPE: from ``types`` (model.types.qgc_types, which reports the names
+    """The row's MAV_PARAM_TYPE: from ``types`` (model.mavtypes.qgc_types, which reports the names
     it could not type), else the row's own, else guessed from the value."""
     if types is not None and param.name in types:
         return types[param.name]

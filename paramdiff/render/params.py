@@ -1,7 +1,7 @@
 """The derived parameter file as text: ``NAME VALUE`` lines that every loader reads the same
 way, with the provenance of every value in ``#`` comment lines of at most 98 bytes.
 
-Why this shape (see ``paramdiff.parse.clients`` for each loader's rules):
+Why this shape (see ``paramdiff.parse.loaders`` for each loader's rules):
 
 - A parameter line is exactly ``NAME VALUE`` (one space). A trailing ``# comment`` makes
   the line 4 fields for QGroundControl and 3 items for Mission Planner before 1.3.75,
@@ -27,13 +27,13 @@ from ..errors import ConfigError
 from ..model.params import Param
 from ..model.source import Source
 from ..model.values import format_value
-from ..parse.clients import LOADERS, disagreements
+from ..parse.loaders import LOADERS, disagreements
 from ..parse.params import write_rows
 from ..stages.derive import DERIVE_FORMATS, Derived, Line
 from .sinks import join_lines
 
 if TYPE_CHECKING:
-    from ..model.types import QgcTypes
+    from ..model.mavtypes import QgcTypes
 
 LINE_MAX = 98  # bytes of UTF-8 per line, newline not counted: AP_Filesystem::fgets' limit
 # Every character some reader or editor ends a line at (str.splitlines' set): a reason that
@@ -245,7 +245,7 @@ def derived_rows(d: Derived) -> list[Param]:
 
 def derived_qgc_types(d: Derived) -> QgcTypes:
     """The QGC type column of the derived file, and the names nothing pinned types."""
-    from ..model.types import qgc_types  # only QGC output types its rows
+    from ..model.mavtypes import qgc_types  # only QGC output types its rows
 
     return qgc_types(derived_rows(d))
 

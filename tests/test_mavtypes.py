@@ -8,8 +8,8 @@ import pytest
 from helpers import ROOT, location_args, run_cli
 
 from paramdiff.errors import InputError
+from paramdiff.model.mavtypes import expand, packaged_types, parse_type_table, qgc_types
 from paramdiff.model.params import Param
-from paramdiff.model.types import expand, packaged_types, parse_type_table, qgc_types
 from paramdiff.parse.params import parse_params, write_rows
 
 SRC = "ArduPilot/ardupilot@" + "a" * 40 + ":libraries/X/X.h"

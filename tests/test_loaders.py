@@ -1,4 +1,4 @@
-"""The six real loaders, re-implemented in paramdiff.parse.clients, on small fixtures.
+"""The six real loaders, re-implemented in paramdiff.parse.loaders, on small fixtures.
 
 Each rule has a fixture that would load differently without it. pymavlink installs from
 PyPI, so its loader is also checked against the real ``MAVParmDict.load``.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paramdiff.parse.clients import (
+from paramdiff.parse.loaders import (
     LOADERS,
     Loaded,
     ap_fgets,
@@ -235,7 +235,7 @@ def test_disagreements_name_the_line_and_the_loader() -> None:
 
 
 def test_the_number_grammars_compiled_on_first_use_ignore_case() -> None:
-    """.NET's and Qt's grammars (parse.clients compiles them when a value is not a plain
+    """.NET's and Qt's grammars (parse.loaders compiles them when a value is not a plain
     number) keep IGNORECASE: INF, Infinity and NaN in any case, exponents."""
     mp = mission_planner(b"A INFINITY\nB -Infinity\nC +.5\nD 1E3\n").values
     assert [v.value for v in mp.values()] == [float("inf"), float("-inf"), 0.5, 1000.0]
