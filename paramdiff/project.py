@@ -164,6 +164,7 @@ class PinContext:
                     lock=self.lock,
                     roles=missing,
                     includes=blueos_includes,
+                    root=self.config.root,
                 )
             )
         return {r: self._fetched[r] for r in roles if r in self._fetched}

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
-from .sources import SourceSpec
+from .sources import LOCAL_REPO, SourceSpec
 from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
 from .yamlfile import YamlDoc, dump_yaml, load_yaml
 
@@ -76,7 +76,13 @@ class LockEntry:
             spec.format,
         )
 
+    @property
+    def is_local(self) -> bool:
+        return self.repo == LOCAL_REPO
+
     def to_yaml(self) -> dict[str, Any]:
+        if self.is_local:  # a file of this repository: no repository, ref or commit
+            return {"file": self.path, **{k: getattr(self, k) for k in LOCAL_FIELDS}}
         d = {k: getattr(self, k) for k in self.FIELDS}
         if not self.includes:
             d.pop("includes")
@@ -103,14 +109,21 @@ class Lock:
         return HEADER + dump_yaml({"version": LOCK_VERSION, "profiles": tree})
 
 
+LOCAL_FIELDS = ("format", "size", "sha256", "blob")
+
+
 def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
-    check_keys(
-        doc,
-        path,
-        raw,
-        {"repo", "ref", "commit", "path", "format", "size", "sha256", "blob"},
-        {"includes"},
-    )
+    local = isinstance(raw, dict) and "file" in raw
+    if local:
+        check_keys(doc, path, raw, {"file", *LOCAL_FIELDS}, set())
+    else:
+        check_keys(
+            doc,
+            path,
+            raw,
+            {"repo", "ref", "commit", "path", "format", "size", "sha256", "blob"},
+            {"includes"},
+        )
 
     def hexfield(
         key: str, pattern: re.Pattern[str], what: str, fields: Any = raw, at: Any = path
@@ -132,6 +145,18 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
             )
         return value
 
+    if local:
+        return LockEntry(
+            repo=LOCAL_REPO,
+            ref="",
+            commit="",
+            path=check_relpath(raw["file"], doc, (*path, "file")),
+            format=text(doc, (*path, "format"), raw["format"]),
+            size=size(raw["size"], (*path, "size")),
+            sha256=hexfield("sha256", HEX64, "a sha256 hex digest"),
+            blob=hexfield("blob", HEX40, "a git blob id"),
+            line=doc.line(path),
+        )
     includes = []
     for i, inc in enumerate(sequence(doc, (*path, "includes"), raw.get("includes"))):
         ipath = (*path, "includes", i)

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from ..config.sources import LOCAL_REPO
 from ..errors import ConfigError
 from ..model.params import Param
 from ..model.source import Source
@@ -189,9 +190,13 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
     yield f"Profile {d.profile}, pin {d.pin}; every input as locked in sources.lock:"
     for use, s in d.locked or [("values", i) for i in d.inputs]:
         version = f"; version {s.version}" if s.version else ""
-        yield f"  {s.role} ({use}): {s.repo}{version}"
-        yield f"    {s.path}"
-        yield f"    commit {s.commit}"
+        if s.repo == LOCAL_REPO:
+            yield f"  {s.role} ({use}): this repository{version}"
+            yield f"    {s.path}"
+        else:
+            yield f"  {s.role} ({use}): {s.repo}{version}"
+            yield f"    {s.path}"
+            yield f"    commit {s.commit}"
         yield f"    sha256 {s.sha256}"
         for inc in s.includes:
             yield f"    %include {inc.path}"

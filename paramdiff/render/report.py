@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import cached_property
 
-from ..config.sources import Profile
+from ..config.sources import LOCAL_REPO, Profile
 from ..files import project_path
 from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
@@ -81,6 +81,8 @@ class ReportInputs:
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
+    if repo == LOCAL_REPO:  # a file of this repository, pinned by its digests
+        return "this repository"
     if not (repo and commit and path):
         return path or ""
     url_path = path.replace(" ", "%20")
