@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from .upstream.engine import FetchedRole, TransportChoice
 
 CALIBRATION_ROLE = "calibration"
+# A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
+FIRMWARE_DEFAULTS_ROLE = "firmware_defaults"
 METADATA_FORMAT = "pdef"
 
 
@@ -393,6 +395,8 @@ class PinContext:
                 use = "metadata"
             elif role == CALIBRATION_ROLE:
                 use = "categories"
+            elif role == FIRMWARE_DEFAULTS_ROLE:
+                use = "firmware defaults"
             elif frames:
                 use = f"frame defaults, {' and '.join(frames)}"
             else:
@@ -413,6 +417,24 @@ class PinContext:
             self.frame_defaults(),
             self.derive_target(),
         )
+
+    def minimal_derived(self) -> Derived:
+        """The derived file without what the launch runs anyway: the pin's
+        ``firmware_defaults`` role (a pulled, freshly wiped SITL), then the frame's defaults."""
+        if FIRMWARE_DEFAULTS_ROLE not in self.specs:
+            raise ConfigError(
+                f"pin '{self.pin}' of profile '{self.profile.name}' has no "
+                f"'{FIRMWARE_DEFAULTS_ROLE}' role, so --minimal does not know what runs anyway",
+                "pull a freshly wiped SITL of this firmware (sim_vehicle.py -w …; paramdiff pull "
+                "tcp:127.0.0.1:5760 -o field/defaults.params), commit it and add it as role "
+                f"'{FIRMWARE_DEFAULTS_ROLE}: {{file: field/defaults.params}}'",
+            )
+        from .stages.derive import minimal
+        from .stages.running import runs_anyway
+
+        defaults = self.source(FIRMWARE_DEFAULTS_ROLE).file.params.values()
+        baseline = runs_anyway(defaults, self.frame_defaults())
+        return minimal(self.derived, baseline, FIRMWARE_DEFAULTS_ROLE)
 
     @cached_property
     def derived_lines(self) -> list[str]:

@@ -17,11 +17,11 @@ FIELD_ROLE = "        field: {file: field/boat7.params, format: params}\n"
 
 
 def _field_project(project: Path) -> Path:
-    yaml = SOURCES_YAML.replace(
-        "        calibration: {", FIELD_ROLE + "        calibration: {"
-    )
+    yaml = SOURCES_YAML.replace("        calibration: {", FIELD_ROLE + "        calibration: {")
     (project / "sources.yaml").write_text(yaml)
-    (project / "overlays" / "boat.yaml").write_text(OVERLAY_YAML.replace("base: hardware", "base: field"))
+    (project / "overlays" / "boat.yaml").write_text(
+        OVERLAY_YAML.replace("base: hardware", "base: field")
+    )
     (project / "field").mkdir()
     (project / "field" / "boat7.params").write_bytes(FIELD)
     return project
@@ -57,7 +57,7 @@ def test_fetch_pins_the_file_by_size_and_digests(field: tuple[Path, list[str]]) 
 def test_a_stale_delta_shows_where_the_boat_differs_from_the_factory(
     field: tuple[Path, list[str]],
 ) -> None:
-    root, loc = field
+    _root, loc = field
     assert run_cli(["fetch", *loc]).exit_code == 0
     result = run_cli(["derive", *loc])
     assert result.exit_code == 2
@@ -113,8 +113,10 @@ def test_a_file_role_must_be_a_parameter_file_of_this_repository(
     field: tuple[Path, list[str]], role: str, message: str
 ) -> None:
     root, loc = field
-    yaml = (root / "sources.yaml").read_text().replace(
-        "{file: field/boat7.params, format: params}", role
+    yaml = (
+        (root / "sources.yaml")
+        .read_text()
+        .replace("{file: field/boat7.params, format: params}", role)
     )
     (root / "sources.yaml").write_text(yaml)
     result = run_cli(["fetch", *loc])

@@ -203,6 +203,13 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
             yield f"      sha256 {inc.sha256}"
     yield f"  overlay: {d.overlay.file}"
     yield f"    sha256 {d.overlay.sha256}"
+    if d.minimal_of:
+        role, dropped = d.minimal_of
+        yield ""
+        yield (
+            f"Minimal (--minimal): {dropped} lines left out that only restate what the launch "
+            f"runs anyway ({role}, then the frame's defaults); every delta stays."
+        )
     yield ""
     if fmt != "qgc":
         yield from _provenance(d)

@@ -7,7 +7,7 @@ the metadata, the frame defaults); ``render.params`` turns that into lines of te
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from ..config.overlay import Delta, Overlay, Rule, validate_deltas
@@ -18,6 +18,7 @@ from ..model.source import Source
 from ..model.values import format_value
 from .classify import Classifier
 from .layers import Layers
+from .running import repeats_baseline
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -54,6 +55,7 @@ class Derived:
         "inputs",
         "lines",
         "locked",
+        "minimal_of",
         "overlay",
         "pin",
         "profile",
@@ -76,6 +78,7 @@ class Derived:
         vehicle: str | None = None,
         target: str = "",
         locked: list[tuple[str, Source]] | None = None,
+        minimal_of: tuple[str, int] | None = None,
     ) -> None:
         self.profile = profile
         self.pin = pin
@@ -91,6 +94,8 @@ class Derived:
         self.target = target
         # Every locked input of the pin with what it is used for (the header's provenance).
         self.locked = [] if locked is None else locked
+        # --minimal: (the firmware-defaults role, how many lines only restated what runs anyway)
+        self.minimal_of = minimal_of
 
     @property
     def regenerate(self) -> str:
@@ -178,6 +183,33 @@ def _lines(
     order = {s.name: i for i, s in enumerate(overlay.sections)}
     lines.sort(key=lambda ln: (order.get(ln.section, len(order)), natural_key(ln.name)))
     return lines, excluded
+
+
+def minimal(d: Derived, baseline: Mapping[str, float], defaults_role: str) -> Derived:
+    """``d`` without the lines that only restate what the launch runs anyway (``baseline``:
+    the firmware's defaults with the frame's on top); a delta stays, since it carries a
+    reason (SITL_Models PR#147 asks for such minimal files)."""
+    kept = [
+        ln
+        for ln in d.lines
+        if ln.delta is not None or not repeats_baseline(ln.name, ln.value, baseline)
+    ]
+    return Derived(
+        profile=d.profile,
+        pin=d.pin,
+        overlay=d.overlay,
+        base=d.base,
+        inputs=d.inputs,
+        lines=kept,
+        excluded=d.excluded,
+        frame=d.frame,
+        frame_files=d.frame_files,
+        frame_outputs=d.frame_outputs,
+        vehicle=d.vehicle,
+        target=d.target,
+        locked=d.locked,
+        minimal_of=(defaults_role, len(d.lines) - len(kept)),
+    )
 
 
 def _output_functions(frame_defaults: Layers) -> list[str]:
