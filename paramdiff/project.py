@@ -661,6 +661,11 @@ class PinContext:
                 f"role '{role}' is a {spec.format} file, not a parameter set",
                 "follow a parameter role such as hardware or sitl",
             )
+        if spec.is_local:  # a file of this repository: its own git log
+            from .stages.history import value_history
+            from .upstream.own_repo import OwnRepository
+
+            return value_history(OwnRepository(self.config.root), spec, [], pattern)
         choice = self.options.transports()
         if choice is None:
             raise ConfigError(

@@ -132,3 +132,34 @@ def test_a_missing_dump_is_one_error_line(field: tuple[Path, list[str]]) -> None
     assert result.exit_code == 2
     assert "field/boat7.params" in result.output
     assert "Traceback" not in result.output
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_history_of_a_dump_is_this_repositorys_git_log(field: tuple[Path, list[str]]) -> None:
+    root, loc = field
+    result = run_cli(["history", "SERVO1_TRIM", "--role", "field", *loc])
+    assert result.exit_code == 2 and "is not in a git repository" in result.output
+    _git(root, "init", "-q")
+    result = run_cli(["history", "SERVO1_TRIM", "--role", "field", *loc])
+    assert (
+        result.exit_code == 2 and "lists no commit that changed field/boat7.params" in result.output
+    )
+    _git(root, "add", ".")
+    _git(root, "commit", "-q", "-m", "boat 7 as delivered")
+    dump = root / "field" / "boat7.params"
+    dump.write_bytes(FIELD.replace(b"SERVO1_TRIM      1512", b"SERVO1_TRIM      1515"))
+    _git(root, "commit", "-q", "-am", "boat 7 after the season")
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    result = run_cli(["history", "SERVO1_TRIM", "--role", "field", *loc])
+    assert result.exit_code == 0, result.output
+    rows = result.output.splitlines()[2:]
+    assert "boat 7 as delivered" in rows[0] and "SERVO1_TRIM=1512" in rows[0]
+    assert "boat 7 after the season" in rows[1] and "SERVO1_TRIM=1515" in rows[1]
