@@ -3,6 +3,7 @@ boat pinned in the lock, derived from, and guarded by check."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -163,3 +164,59 @@ def test_history_of_a_dump_is_this_repositorys_git_log(field: tuple[Path, list[s
     rows = result.output.splitlines()[2:]
     assert "boat 7 as delivered" in rows[0] and "SERVO1_TRIM=1512" in rows[0]
     assert "boat 7 after the season" in rows[1] and "SERVO1_TRIM=1515" in rows[1]
+
+
+# --------------------------------------------------------------------------- the real pins
+
+
+def test_the_real_blueboat_derived_from_a_qgc_field_dump(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """BlueBoat120.params as QGroundControl would save it off boat 7 (its trim 1512, a boot
+    counter), as the blueboat overlay's base: calibration out, the trim deltas stale."""
+    from helpers import ROOT, shared_mirror
+
+    mirror = shared_mirror(request.config)
+    for name in ("sources.yaml", "sources.lock", "overlays", "derived", "reports"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    loc = location_args(tmp_path, tmp_path / ".cache", mirror)
+    hardware = (
+        mirror
+        / "raw/bluerobotics/Blueos-Parameter-Repository"
+        / "d0aedc92e37187df5366c0dd9a6b9fc876d518c5"  # the commit sources.lock pins
+        / "params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params"
+    )
+    shown = run_cli(["show", str(hardware), "--as", "qgc"])
+    assert shown.exit_code == 0, shown.output
+    dump = shown.stdout.replace("\tSERVO1_TRIM\t1510\t", "\tSERVO1_TRIM\t1512\t")
+    assert dump != shown.stdout
+    (tmp_path / "field").mkdir()
+    (tmp_path / "field" / "boat7.qgc").write_text(
+        "# Onboard parameters for Vehicle 1\n# Vehicle-Id Component-Id Name Value Type\n" + dump
+    )
+    yaml = (tmp_path / "sources.yaml").read_text()
+    role = '        field: {file: field/boat7.qgc, format: qgc, firmware: "4.7"}\n'
+    yaml = yaml.replace(
+        '      "4.7":\n        hardware:', f'      "4.7":\n{role}        hardware:', 1
+    )
+    (tmp_path / "sources.yaml").write_text(yaml)
+    overlay = tmp_path / "overlays" / "blueboat_sitl.yaml"
+    overlay.write_text(overlay.read_text().replace("base: hardware", "base: field"))
+    assert run_cli(["fetch", "--profile", "blueboat", "--pin", "4.7", *loc]).exit_code == 0
+    stale = run_cli(["derive", "--profile", "blueboat", *loc])
+    assert stale.exit_code == 2
+    assert "SERVO1_TRIM" in stale.output and "1512" in stale.output
+    overlay.write_text(
+        overlay.read_text().replace(
+            "was: 1510\n    reason: >-\n      1510", "was: 1512\n    reason: >-\n      1510", 1
+        )
+    )
+    result = run_cli(["derive", "--profile", "blueboat", "-o", str(tmp_path / "f.params"), *loc])
+    assert result.exit_code == 0, result.output
+    derived = (tmp_path / "f.params").read_text()
+    committed = (ROOT / "derived" / "blueboat_sitl.params").read_text()
+    body = [ln for ln in derived.splitlines() if ln and not ln.startswith("#")]
+    assert body == [ln for ln in committed.splitlines() if ln and not ln.startswith("#")]
+    assert "field (values): this repository" in derived
+    assert not any(ln.startswith(("COMPASS_OFS", "INS_ACCOFFS")) for ln in body)
