@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from helpers import ROOT, shared_mirror
 from mavlink_vehicle import MAV_PARAM_TYPE_REAL32, Vehicle, tcp_vehicle
 
-from paramdiff.errors import DriftError
+from paramdiff.errors import ConfigError, DriftError
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
 from paramdiff.project import Options, PinContext
@@ -137,3 +138,47 @@ def test_verify_names_a_stored_value_that_survived(blueboat: PinContext) -> None
     assert finding.startswith("SERVO1_FUNCTION runs 73, derived/blueboat_sitl.params (")
     assert "sets 74" in finding
     assert "-w" in str(err.value)
+
+
+def test_minimal_derive_leaves_out_what_runs_anyway(project: Path, tmp_path: Path) -> None:
+    """A firmware_defaults role (a pulled, wiped SITL): lines equal to it go, deltas stay."""
+    from helpers import location_args
+
+    (project / "field").mkdir()
+    (project / "field" / "defaults.params").write_text(
+        "FRAME_CLASS 2\nSERVO1_MAX 1900\nSERVO1_MIN 1100\nSERVO1_TRIM 1500\nWP_RADIUS 2\n"
+    )
+    yaml = (project / "sources.yaml").read_text()
+    role = "        firmware_defaults: {file: field/defaults.params}\n"
+    (project / "sources.yaml").write_text(
+        yaml.replace("        calibration: {", role + "        calibration: {")
+    )
+    options = Options(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
+    loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
+    from helpers import run_cli
+
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    pin = PinContext(options, None, None)
+    full = {ln.name for ln in pin.derived.lines}
+    minimal = pin.minimal_derived()
+    kept = {ln.name for ln in minimal.lines}
+    assert full - kept == {"FRAME_CLASS", "SERVO1_MAX", "SERVO1_MIN"}
+    assert "SERVO1_TRIM" in kept  # a delta stays even where it equals the default
+    assert "WP_RADIUS" in kept  # 1 here, 2 by default
+    assert minimal.minimal_of == ("firmware_defaults", 3)
+    from paramdiff.render.params import render
+
+    text = "\n".join(render(minimal))
+    assert "3 lines left out that only restate what the launch runs anyway" in text
+
+
+def test_minimal_needs_a_firmware_defaults_role(project: Path, tmp_path: Path) -> None:
+    from helpers import location_args, run_cli
+
+    assert (
+        run_cli(["fetch", *location_args(project, tmp_path / "c", tmp_path / "mirror")]).exit_code
+        == 0
+    )
+    options = Options(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
+    with pytest.raises(ConfigError, match="has no 'firmware_defaults' role"):
+        PinContext(options, None, None).minimal_derived()
