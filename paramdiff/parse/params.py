@@ -270,7 +270,8 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
                 "fix the columns",
             )
             continue
-        if not _ascii_int(type_text) or int(type_text) not in QGC_TYPES:
+        # (length first: int() of a 5,000-digit column raised ValueError, exit 3)
+        if not _ascii_int(type_text) or len(type_text) > 2 or int(type_text) not in QGC_TYPES:
             col.problem(
                 file,
                 n,

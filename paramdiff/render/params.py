@@ -313,7 +313,8 @@ def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
 
 
 # Compiled by read_provenance (re's cache): `derive` never reads its provenance back.
-_RUN_RE = r"# (\w+):(?:(.+):)?(\d+)(?:-(\d+))?$"
+# (at most 9 digits: a longer "line number" is no run header, and int() of 5,000 digits raised)
+_RUN_RE = r"# (\w+):(?:(.+):)?(\d{1,9})(?:-(\d{1,9}))?$"
 _DELTA_RE = r"# DELTA (overlay:\d+):"
 _PARAM_RE = r"([A-Z][A-Z_0-9]*)[ ,]"
 
