@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..errors import InputError, quote
-from ..model.params import Diagnostic, Origin, Param, ParamFile
+from ..model.params import READ_ONLY_FLAG, Diagnostic, Origin, Param, ParamFile
 from ..model.values import check_name, format_value, parse_number, same_value
 
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
@@ -235,17 +235,35 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
                 "write NAME VALUE, or comment the line out with #",
             )
             continue
-        if len(tokens) > 2:
-            col.problem(
-                file,
-                n,
-                f"unexpected text after the value: '{quote(' '.join(tokens[2:]))}'",
-                "remove it, or put it after a # as a comment (ArduPilot ignores it silently)",
-            )
+        read_only = len(tokens) == 3 and tokens[2] == READ_ONLY_FLAG
+        if len(tokens) > 2 and not read_only:
+            _after_value(col, file, n, tokens[2:])
             continue
         row = col.value_row(file, n, tokens[0], tokens[1], comment)
         if row:
-            col.add(row)
+            col.add(row._replace(read_only=True) if read_only else row)
+
+
+def _after_value(col: _Collector, file: str, n: int, extra: list[str]) -> None:
+    """Text after ``NAME VALUE`` other than exactly ``@READONLY``: ArduPilot's
+    parse_param_line (libraries/AP_Param/AP_Param.cpp, ardupilot@00bc4884) compares a third
+    token with strcmp against "@READONLY" and ignores anything else without a word."""
+    if extra[0].upper() == READ_ONLY_FLAG and len(extra) == 1:
+        col.problem(
+            file,
+            n,
+            f"'{quote(extra[0])}' is not ArduPilot's read-only flag (it compares the exact "
+            f"text {READ_ONLY_FLAG}) and would load the value as writable",
+            f"write {READ_ONLY_FLAG}",
+        )
+        return
+    col.problem(
+        file,
+        n,
+        f"unexpected text after the value: '{quote(' '.join(extra))}'",
+        f"remove it, or put it after a # as a comment (ArduPilot ignores it silently; only "
+        f"a single {READ_ONLY_FLAG} is read)",
+    )
 
 
 def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:

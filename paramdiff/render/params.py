@@ -207,6 +207,14 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
             for r, ps in d.excluded.items()
         )
         yield f"Left out on purpose: {left}; see the report."
+    read_only = [ln.name for ln in d.lines if ln.shipped is not None and ln.shipped.read_only]
+    if read_only:
+        # MAVProxy and Mission Planner before 1.3.75 skip a line of three fields (see
+        # parse/loaders.py), so the flag is named here and never written on the line.
+        yield (
+            f"Read-only in the shipped file (NAME VALUE @READONLY; written here as NAME VALUE, "
+            f"which every loader reads): {', '.join(read_only)}."
+        )
     yield ""
     yield from _loading(d)
 

@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..model.metadata import Metadata
-from ..model.params import Diagnostic, Fact, Param
+from ..model.params import READ_ONLY_MARK, Diagnostic, Fact, Param
 from ..model.source import Source
 from ..model.values import format_value, same_value
 from .classify import Classifier
@@ -199,6 +199,8 @@ class Comparison:
             return ABSENT if self._by_role[role].file.can_represent(name) else NR
         meta = self._meta_by_role[role]
         text = meta.label(param.name, param.value) if meta else format_value(param.value)
+        if param.read_only:
+            text += READ_ONLY_MARK
         if pairing is None or param.name == name or pairing.rename.conversion.identity:
             return text
         converted = pairing.rename.conversion.apply(
