@@ -125,9 +125,13 @@ def _existing_file(text: str) -> Path:
     """A file argument that must exist: a missing one is one Error line naming it."""
     from pathlib import Path
 
+    from .files import missing_file_problem
+
     path = Path(text)
-    if not path.exists():
-        raise UsageError("no such file", "check the path", file=text)
+    problem = missing_file_problem(path)
+    if problem is not None:
+        fix = "point the link at a real file" if "symlink" in problem else "check the path"
+        raise UsageError(problem, fix, file=text)
     if path.is_dir():
         raise UsageError("is a directory, not a file", "name a file", file=text)
     return path

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import errno
 import os
 import stat
 import sys
 from pathlib import Path
 
-from .errors import InputError, ParamdiffError
+from .errors import InputError, ParamdiffError, quote
 
 # The largest input: real ones are far smaller (the biggest, ArduPilot's apm.pdef.json, is
 # about 2 MB; a parameter file is tens of kB), so 8 MiB refuses only what is not one, and
@@ -60,6 +61,12 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     except FileNotFoundError:
         raise
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(
+                "is a symlink loop (ELOOP: the links lead back to themselves)",
+                "point the link at a real file",
+                file=name,
+            ) from None
         raise InputError(
             f"cannot read the file: {exc.strerror or exc}",
             "check the path and its permissions",
@@ -88,6 +95,22 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     if len(data) > limit:  # it grew while we read it
         raise _too_big(name, len(data), limit)
     return data
+
+
+def missing_file_problem(path: Path | str) -> str | None:
+    """Why ``path`` cannot be opened as a file, in words (None: it can be stat'ed): a symlink
+    loop is not "no such file" (os.path.exists says False for both)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symlink loop (ELOOP: the links lead back to themselves)"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return f"is a symlink to {quote(os.readlink(path))}, which does not exist"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "no such file"
+        return f"cannot read the file: {exc.strerror or exc}"
+    return None
 
 
 def project_path(root: Path, rel: str, generated: bool = False) -> Path:

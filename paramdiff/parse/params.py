@@ -51,6 +51,13 @@ def decode(data: bytes, file: str) -> list[str]:
         raise InputError(
             "file is empty", "check the path, or fetch the file again", file=file, line=1
         )
+    if utf16_text(data):
+        raise InputError(
+            "UTF-16 text, not a parameter file as ArduPilot reads one (ASCII)",
+            "save the file as UTF-8 (parameter files are ASCII)",
+            file=file,
+            line=1,
+        )
     nul = data.find(b"\0")
     if nul >= 0:
         raise InputError(
@@ -71,13 +78,32 @@ def decode(data: bytes, file: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+def utf16_text(data: bytes) -> bool:
+    """Whether ``data`` looks like UTF-16 or UTF-32 text: a BOM, or NUL beside ASCII in the
+    first two characters (a UTF-8 file never starts so)."""
+    head = data[:4]
+    return head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+        len(head) == 4
+        and (head[1] == 0 or head[0] == 0)
+        and head.strip(b"\0").isascii()
+        and any(head)
+        and head.count(0) >= 2
+    )
+
+
+def _xml_head(data: bytes) -> bool:
+    """Whether the file starts with "<" (after a BOM and white space; UTF-16 as well)."""
+    head = data[:4096]
+    if utf16_text(head):
+        head = head.replace(b"\0", b"").lstrip(b"\xff\xfe")
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
+
+
 def detect_format(data: bytes, file: str = "") -> str:
     lower = file.lower()
-    if lower.endswith((".sdf", ".xml", ".world")):
+    if lower.endswith((".sdf", ".xml", ".world")) or _xml_head(data):
         return "sdf"
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"<"):
-        return "sdf"
     if lower.endswith(".json"):
         return "pdef"
     for raw in head.decode("utf-8", "replace").splitlines():
@@ -378,6 +404,11 @@ def _include(
     """Merge the rows of one ``%include`` line, each with this line prepended to its chain."""
     path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
     shown = quote(target)
+    if not target.strip():
+        col.problem(
+            file, n, f"%include '{shown}' names no file", "write the path of the file to include"
+        )
+        return
     if posixpath.isabs(target) or not include_inside(path, ctx.root):
         where = "the repository" if not ctx.root else "the include root"
         fix = "fix the include path" if not ctx.root else "fix the include path, or pass --root"
@@ -405,7 +436,8 @@ def _include(
     sub = ctx.parsed.get(path)
     if sub is None:
         sub = ParamFile(file=path, format="blueos")
-        _parse_blueos(decode(ctx.read(path), path), path, _Collector(sub, ctx.lenient), ctx, stack)
+        data = _read_include(ctx.read, file, n, target, path)
+        _parse_blueos(decode(data, path), path, _Collector(sub, ctx.lenient), ctx, stack)
         ctx.parsed[path] = sub
     here = Origin(file, n)
     for p in sub.params.values():
@@ -413,6 +445,27 @@ def _include(
     for w in sub.warnings:
         if w not in col.out.warnings:
             col.out.warnings.append(w)
+
+
+def _read_include(read: IncludeReader, file: str, n: int, target: str, path: str) -> bytes:
+    """The bytes of an included file; a file that cannot be read (missing, a directory, a
+    FIFO, a symlink loop...) is an error at the ``%include`` line that names it."""
+    shown = quote(target)
+    try:
+        return read(path)
+    except FileNotFoundError:
+        raise InputError(
+            f"%include '{shown}' ({quote(path)}): no such file",
+            "fix the include path",
+            file=file,
+            line=n,
+        ) from None
+    except InputError as exc:
+        if exc.line is not None:
+            raise  # a problem inside that file, already at its own line
+        raise InputError(
+            f"%include '{shown}' ({quote(path)}): {exc.what}", exc.fix, file=file, line=n
+        ) from None
 
 
 def parse_params(
