@@ -576,7 +576,10 @@ def show(
         _warn(qgc.warning() if qgc else None)
         _echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
         return
-    _print_comparison(compare([src]), table, None)
+    from .local_meta import categorise_local
+
+    sources, classifier = categorise_local([src])
+    _print_comparison(compare(sources, classifier), table, None)
 
 
 @_command(
@@ -602,7 +605,12 @@ def diff(
 
     if len(files) < 2:
         raise UsageError("give at least two files")
-    comp = compare(local_sources(files, input_format, lenient, include_root))
+    from .local_meta import categorise_local
+
+    sources, classifier = categorise_local(
+        local_sources(files, input_format, lenient, include_root)
+    )
+    comp = compare(sources, classifier)
     names = _print_comparison(comp, table, None)
     # 1: the README's exit code for differences; the table says which
     return 1 if any(comp.rows[n].status.disagrees for n in names) else 0

@@ -188,3 +188,37 @@ def test_nothing_is_written_that_check_would_refuse_to_read(tmp_path: Path) -> N
     with pytest.raises(InputError, match=r"^out\.params: would be \d+ bytes, over the 1048576"):
         list(emit([*lines, line], output, check=False))
     assert len(target.read_bytes()) <= TEXT_LIMIT  # the old file is left as it was
+
+
+# --------------------------------------------------------------------------- local files
+
+
+def test_a_local_file_is_categorised_by_the_metadata_its_header_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``# Vehicle: Surface Boat`` + ``# Version: 1.0.x`` -> the project's pinned
+    Rover-1.0 metadata, when the cache holds it; else the rows say "uncategorised"."""
+    pdef = json.dumps(
+        {"SERVO": {"SERVO1_TRIM": {"DisplayName": "Trim PWM"}}, "WP_": {"WP_RADIUS": {}}}
+    ).encode()
+    root, loc = _project(tmp_path, HW, pdef)
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("PARAMDIFF_CACHE", str(tmp_path / "cache"))
+    named = tmp_path / "named.params"
+    named.write_text("# Vehicle: Surface Boat\n# Version: 1.0.3\nSERVO1_TRIM 1500\n")
+    shown = run_cli(["show", str(named)])
+    assert shown.exit_code == 0, shown.output
+    assert "named.params: 1.0.3 (metadata " in shown.output
+    assert "(all in category vehicle)" in shown.output
+    assert "Trim PWM" in shown.output
+    plain = tmp_path / "plain.params"
+    plain.write_text("SERVO1_TRIM 1500\n")
+    for args in (["show", str(plain)], ["diff", str(plain), str(plain)]):
+        result = run_cli(args)
+        assert "(all in category uncategorised)" in result.output, result.output
+    other = tmp_path / "other.params"  # a firmware the project pins no metadata for
+    other.write_text("# Vehicle: Submarine\n# Version: 4.7.0\nSERVO1_TRIM 1500\n")
+    assert "(all in category uncategorised)" in run_cli(["show", str(other)]).output
+    monkeypatch.setenv("PARAMDIFF_CACHE", str(tmp_path / "empty-cache"))  # not cached: offline
+    assert "(all in category uncategorised)" in run_cli(["show", str(named)]).output

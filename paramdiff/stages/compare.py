@@ -14,6 +14,10 @@ from ..model.values import format_value, same_value
 from .classify import Classifier
 from .renames import Pairing, Rename, pair_renames
 
+# The category of a row no classifier placed (a local file whose firmware's metadata is not
+# in this project's cache: see local_meta.py), said as such rather than left blank.
+UNCATEGORISED = "uncategorised"
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -310,7 +314,7 @@ class _RowMaker:
                 break
         return Row(
             self.status(verdict, roles, renamed),
-            self.classify(name)[0] if self.classify else "",
+            self.classify(name)[0] if self.classify else UNCATEGORISED,
             shown or "",
         )
 
