@@ -11,7 +11,7 @@ from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .sources import SourceSpec
 from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
-from .yamlfile import YamlDoc, dump_yaml, load_yaml
+from .yamlfile import ParsedMemo, YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"
 LOCK_VERSION = 1
@@ -158,8 +158,8 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
     )
 
 
-def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -> Lock:
-    doc = load_yaml(data, file, parsed)
+def parse_lock(data: bytes, file: str = LOCK_FILE, memo: ParsedMemo | None = None) -> Lock:
+    doc = load_yaml(data, file, memo)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
     if type(raw["version"]) is not int or raw["version"] != LOCK_VERSION:
         raise doc.error(
@@ -178,12 +178,12 @@ def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -
     return lock
 
 
-def read_lock(root: Path, parsed: Path | None = None) -> Lock | None:
+def read_lock(root: Path, memo: ParsedMemo | None = None) -> Lock | None:
     try:
         data = read_regular(project_path(root, LOCK_FILE), limit=TEXT_LIMIT, label=LOCK_FILE)
     except FileNotFoundError:
         return None
-    return parse_lock(data, parsed=parsed)
+    return parse_lock(data, memo=memo)
 
 
 def write_lock(root: Path, lock: Lock) -> bool:

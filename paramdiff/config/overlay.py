@@ -21,7 +21,7 @@ from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
 from .validators import check_keys, globs, mapping, sequence, text, version
-from .yamlfile import YamlDoc, load_yaml
+from .yamlfile import ParsedMemo, YamlDoc, load_yaml
 
 
 class Delta(NamedTuple):
@@ -202,8 +202,8 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay:
-    doc = load_yaml(data, file, parsed)
+def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Overlay:
+    doc = load_yaml(data, file, memo)
     raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
     version(doc, raw["version"], 1, "use version: 1")
     select = mapping(doc, ("select",), raw.get("select"))
@@ -264,14 +264,14 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
     return overlay
 
 
-def load_overlay(root: Path, rel: str, parsed: Path | None = None) -> Overlay:
+def load_overlay(root: Path, rel: str, memo: ParsedMemo | None = None) -> Overlay:
     try:
         data = read_regular(project_path(root, rel), limit=TEXT_LIMIT, label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"
         ) from None
-    return parse_overlay(data, rel, parsed)
+    return parse_overlay(data, rel, memo)
 
 
 def validate_deltas(

@@ -25,7 +25,7 @@ from .validators import (
     text,
     version,
 )
-from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
+from .yamlfile import KeyPath, ParsedMemo, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
 
@@ -382,8 +382,8 @@ def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:
     )
 
 
-def parse_config(data: bytes, file: str, root: Path, parsed: Path | None = None) -> Config:
-    doc = load_yaml(data, file, parsed)
+def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = None) -> Config:
+    doc = load_yaml(data, file, memo)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
     version(doc, raw["version"], 1, "use version: 1")
     categories = tuple(
@@ -402,8 +402,8 @@ def parse_config(data: bytes, file: str, root: Path, parsed: Path | None = None)
     return Config(file=file, root=root, categories=categories, profiles=profiles)
 
 
-def load_config(root: Path, parsed: Path | None = None) -> Config:
-    """``parsed``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
+def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:
+    """``memo``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
     path = project_path(root, SOURCES_FILE)
     try:
         data = read_regular(path, limit=TEXT_LIMIT, label=SOURCES_FILE)
@@ -412,4 +412,4 @@ def load_config(root: Path, parsed: Path | None = None) -> Config:
             f"no {SOURCES_FILE} in {root}",
             f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
         ) from None
-    return parse_config(data, SOURCES_FILE, root, parsed)
+    return parse_config(data, SOURCES_FILE, root, memo)

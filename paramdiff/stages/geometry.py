@@ -791,12 +791,10 @@ def check_model(
     joint_roles: dict[str, int],
     vehicle: str | None,
     metadata: Metadata | None,
-    kept: ModelRead | None = None,
 ) -> ModelCheck:
     """The model's channels (includes merged) against what SITL runs: geometry first,
-    joint_roles as a cross-check, then ranges and neutral; findings numbered for the picture.
-    ``kept``: what read_model gives, when the caller has it (kept in the cache)."""
-    channels, tree, to_frd = kept if kept is not None else read_model(data, file, resolve)
+    joint_roles as a cross-check, then ranges and neutral; findings numbered for the picture."""
+    channels, tree, to_frd = read_model(data, file, resolve)
 
     def label(n: int, value: float) -> str:
         return _label(metadata, f"SERVO{n}_FUNCTION", value)

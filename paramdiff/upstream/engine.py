@@ -132,11 +132,11 @@ class FetchedRole:
         return p is None or p.sha256 != self.entry.sha256 or p.includes != self.entry.includes
 
 
-# (spec, path, its bytes, the cache, their sha256) -> the repository paths the file includes
-IncludeFinder = Callable[[SourceSpec, str, bytes, Cache, str], list[str]]
+# (spec, path, its bytes) -> the repository paths the file includes
+IncludeFinder = Callable[[SourceSpec, str, bytes], list[str]]
 
 
-def _no_includes(spec: SourceSpec, path: str, data: bytes, cache: Cache, sha256: str) -> list[str]:
+def _no_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     return []
 
 
@@ -280,10 +280,10 @@ class _Engine:
         includes: dict[str, bytes] = {}
         locked_files: list[LockedFile] = []
         downloaded = False
-        pending = [(spec.path, *main)]
+        pending = [(spec.path, main[0])]
         while pending:
-            parent, parent_data, parent_sha256 = pending.pop(0)
-            for inc in self.includes(spec, parent, parent_data, self.cache, parent_sha256):
+            parent, parent_data = pending.pop(0)
+            for inc in self.includes(spec, parent, parent_data):
                 if inc in includes:
                     continue
                 old = locked.get(inc)
@@ -295,7 +295,7 @@ class _Engine:
                     downloaded = True
                 includes[inc] = inc_data
                 locked_files.append(LockedFile(inc, len(inc_data), digest, blob))
-                pending.append((inc, inc_data, digest))
+                pending.append((inc, inc_data))
         return includes, locked_files, downloaded
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
