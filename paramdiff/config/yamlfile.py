@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,25 +38,15 @@ def safe_loader() -> Any:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(slots=True)
 class YamlDoc:
     """The data of a YAML file plus the 1-based line of each key path."""
 
-    __slots__ = ("data", "file", "lines", "pending")
-
-    def __init__(
-        self,
-        file: str,
-        data: Any,
-        lines: dict[KeyPath, int] | None = None,
-        pending: tuple[ParsedMemo, str] | None = None,
-    ) -> None:
-        self.file = file
-        self.data = data
-        self.lines = {} if lines is None else lines
-        # (the memo, sha256 of the bytes) when the document was parsed and may be kept
-        self.pending = pending
+    file: str
+    data: Any
+    lines: dict[KeyPath, int] = field(default_factory=dict)
+    # (the memo, sha256 of the bytes) when the document was parsed and may be kept
+    pending: tuple[ParsedMemo, str] | None = None
 
     def remember(self) -> None:
         """Keep the parsed document in the cache: called once the file was accepted, so a
