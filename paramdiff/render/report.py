@@ -12,10 +12,10 @@ from ..files import project_path
 from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
 from ..parse.sdf import Channel
+from ..stages.actuators import Geometry
 from ..stages.channels import Finding
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from ..stages.derive import Derived
-from ..stages.geometry import Geometry
 from ..stages.layers import SitlRun
 from .comparison import render
 from .layers import layer_md
