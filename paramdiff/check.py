@@ -22,7 +22,8 @@ from .parse.params import parse_params
 from .parse.sdf_paths import Resolver, local_resolver
 from .project import Options, PinContext
 from .render.params import LINE_MAX
-from .render.report import render_picture, render_report, svg_path
+from .render.report import render_report
+from .render.report_model import render_picture, svg_path
 from .render.sinks import check_file, join_lines
 from .stages.channels import SOURCES
 from .stages.derive import Derived

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .config.overlay import Overlay
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
-    from .render.report import ReportInputs
+    from .render.report_inputs import ReportInputs
     from .render.sinks import Output
     from .stages.classify import Classifier
     from .stages.compare import Comparison
@@ -480,7 +480,7 @@ class PinContext:
         return self._model_checks[role]
 
     def report_inputs(self) -> ReportInputs:
-        from .render.report import ReportInputs
+        from .render.report_inputs import ReportInputs
 
         derived = self.derived
         model = self.pinned_check("sitl_models")
