@@ -19,7 +19,7 @@ from helpers import (
 
 from paramdiff.config.yamlfile import YAML_KIND, dump_yaml, load_yaml
 from paramdiff.errors import ConfigError
-from paramdiff.files import write_parsed
+from paramdiff.upstream.cache import Cache
 
 HUGE = "9" * 5000
 
@@ -113,16 +113,16 @@ def test_a_document_kept_by_the_yaml_1_1_reader_is_not_used(tmp_path: Path) -> N
     from paramdiff.digests import sha256_of
 
     data = b"value: 0100\n"
-    write_parsed(tmp_path, "yaml", sha256_of(data), b'[{"value": 64}, [[["value"], 1]]]')
+    Cache(tmp_path).write_parsed("yaml", sha256_of(data), b'[{"value": 64}, [[["value"], 1]]]')
     assert YAML_KIND != "yaml"
     with pytest.raises(ConfigError, match=r"reads as 64 in YAML 1\.1 and 100 in YAML 1\.2"):
-        load_yaml(data, "x.yaml", tmp_path)
+        load_yaml(data, "x.yaml", Cache(tmp_path))
 
 
 def test_a_refused_document_is_never_kept(tmp_path: Path) -> None:
     for _ in range(2):  # and so the second read refuses it again
         with pytest.raises(ConfigError, match=r"reads as 60 in YAML 1\.1"):
-            load_yaml(b"value: 1:00\n", "x.yaml", tmp_path).remember()
+            load_yaml(b"value: 1:00\n", "x.yaml", Cache(tmp_path)).remember()
     assert not (tmp_path / "parsed").exists()
 
 
