@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from ..config.overlay import Delta, Overlay, Rule, validate_deltas
@@ -31,8 +32,6 @@ def natural_key(name: str) -> list[object]:
 DERIVE_FORMATS = ("params", "mp", "qgc")
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
 class Line(NamedTuple):
     """One parameter of the derived file: value, section, the shipped row and the delta."""
 
@@ -43,59 +42,26 @@ class Line(NamedTuple):
     delta: Delta | None = None
 
 
+@dataclass(slots=True)
 class Derived:
     """The derived parameter file of a profile's pin, with where every value came from."""
 
-    __slots__ = (
-        "base",
-        "excluded",
-        "frame",
-        "frame_files",
-        "frame_outputs",
-        "inputs",
-        "lines",
-        "locked",
-        "minimal_of",
-        "overlay",
-        "pin",
-        "profile",
-        "target",
-        "vehicle",
-    )
-
-    def __init__(
-        self,
-        profile: str,
-        pin: str,
-        overlay: Overlay,
-        base: Source,
-        inputs: list[Source],
-        lines: list[Line],
-        excluded: dict[Rule, list[Param]] | None = None,
-        frame: str | None = None,
-        frame_files: list[str] | None = None,
-        frame_outputs: list[str] | None = None,
-        vehicle: str | None = None,
-        target: str = "",
-        locked: list[tuple[str, Source]] | None = None,
-        minimal_of: tuple[str, int] | None = None,
-    ) -> None:
-        self.profile = profile
-        self.pin = pin
-        self.overlay = overlay
-        self.base = base
-        self.inputs = inputs
-        self.lines = lines
-        self.excluded = {} if excluded is None else excluded
-        self.frame = frame
-        self.frame_files = [] if frame_files is None else frame_files
-        self.frame_outputs = [] if frame_outputs is None else frame_outputs  # "SERVO1_FUNCTION 73"
-        self.vehicle = vehicle  # sim_vehicle.py -v
-        self.target = target
-        # Every locked input of the pin with what it is used for (the header's provenance).
-        self.locked = [] if locked is None else locked
-        # --minimal: (the firmware-defaults role, how many lines only restated what runs anyway)
-        self.minimal_of = minimal_of
+    profile: str
+    pin: str
+    overlay: Overlay
+    base: Source
+    inputs: list[Source]
+    lines: list[Line]
+    excluded: dict[Rule, list[Param]] = field(default_factory=dict)
+    frame: str | None = None
+    frame_files: list[str] = field(default_factory=list)
+    frame_outputs: list[str] = field(default_factory=list)  # "SERVO1_FUNCTION 73"
+    vehicle: str | None = None  # sim_vehicle.py -v
+    target: str = ""
+    # Every locked input of the pin with what it is used for (the header's provenance).
+    locked: list[tuple[str, Source]] = field(default_factory=list)
+    # --minimal: (the firmware-defaults role, how many lines only restated what runs anyway)
+    minimal_of: tuple[str, int] | None = None
 
     @property
     def regenerate(self) -> str:
@@ -194,22 +160,7 @@ def minimal(d: Derived, baseline: Mapping[str, float], defaults_role: str) -> De
         for ln in d.lines
         if ln.delta is not None or not repeats_baseline(ln.name, ln.value, baseline)
     ]
-    return Derived(
-        profile=d.profile,
-        pin=d.pin,
-        overlay=d.overlay,
-        base=d.base,
-        inputs=d.inputs,
-        lines=kept,
-        excluded=d.excluded,
-        frame=d.frame,
-        frame_files=d.frame_files,
-        frame_outputs=d.frame_outputs,
-        vehicle=d.vehicle,
-        target=d.target,
-        locked=d.locked,
-        minimal_of=(defaults_role, len(d.lines) - len(kept)),
-    )
+    return replace(d, lines=kept, minimal_of=(defaults_role, len(d.lines) - len(kept)))
 
 
 def _output_functions(frame_defaults: Layers) -> list[str]:
