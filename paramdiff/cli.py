@@ -746,17 +746,17 @@ def review(options: Options, base: str | None, fmt: str, output: Path | None) ->
     needs attention (a stale delta, lock, derived file or report).
     """
     from .errors import DriftError
-    from .files import write_atomic
     from .render.review import render_json, render_markdown
-    from .render.sinks import join_lines
     from .review import review as do_review
+    from .review import review_output
 
+    target = review_output(options, output) if output is not None else None
     result = do_review(options, base)
     lines = render_json(result) if fmt == "json" else render_markdown(result, base)
-    if output is None:
+    if target is None:
         _echo_lines(lines)
     else:
-        write_atomic(output, join_lines(lines).encode())
+        _emit(lines, target, False)
     if result.needs_attention:
         items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
         raise DriftError([a.what for a in items], "see the review")

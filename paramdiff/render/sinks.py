@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..errors import DriftError, UsageError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
+from ..outputs import ProjectFiles, checked_output
 
 
 def join_lines(lines: Iterable[str]) -> str:
@@ -61,14 +62,25 @@ class Output(NamedTuple):
     label: str
     fix: str
     root: Path | None = None  # the project, when the path is one of its files (not -o)
+    guard: ProjectFiles | None = None  # for -o: what it may not overwrite (outputs.py)
 
 
-def output_for(root: Path, output: Path | None, default: str | None, fix: str) -> Output:
-    """``-o PATH`` (``-`` for stdout) if given, else the profile's default path."""
+def output_for(
+    root: Path,
+    output: Path | None,
+    default: str | None,
+    fix: str,
+    guard: ProjectFiles | None = None,
+) -> Output:
+    """``-o PATH`` (``-`` for stdout) if given, else the profile's default path. A path the
+    user named passes ``checked_output`` against ``guard`` (the project's files but this
+    command's own), never over an input or another output, never through a link out."""
     if output is not None and str(output) == "-":
         return Output(None, "-", fix)
     if output is not None:
-        return Output(output, str(output), fix)
+        if guard is not None:
+            checked_output(output, guard)
+        return Output(output, str(output), fix, guard=guard)
     if default is None:
         raise UsageError("give -o PATH (or -o - for stdout) for this format")
     return Output(project_path(root, default, generated=True), default, fix, root)
