@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import UsageError
 from .files import own_descriptor
@@ -35,15 +35,14 @@ from .files import own_descriptor
 LINK_HOPS = 40  # as the kernel's limit (MAXSYMLINKS): a loop is refused, never followed
 
 
-@dataclass(frozen=True)
-class ProjectFiles:
+class ProjectFiles(NamedTuple):
     """What an output may not overwrite: the project's files (path relative to ``root`` ->
     what it is, e.g. "the project's sources.yaml, an input paramdiff reads") and folders
     (absolute or relative to ``root`` -> what it is)."""
 
     root: Path
-    files: Mapping[str, str] = field(default_factory=dict)
-    folders: Mapping[str, str] = field(default_factory=dict)
+    files: Mapping[str, str]
+    folders: Mapping[str, str]
 
     def without(self, *own: str | None) -> ProjectFiles:
         """These files but the command's own outputs (``derive -o`` its default path)."""
@@ -61,7 +60,8 @@ def checked_output(path: Path, project: ProjectFiles, cwd: Path | None = None) -
     real, links = _resolve(shown, tree)
     for link, target in links:
         if not _inside(target, tree):
-            hint = "" if link == os.path.normpath(os.path.join(tree, shown)) else f" ({link} is one)"
+            typed = os.path.normpath(os.path.join(tree, shown))
+            hint = "" if link == typed else f" ({link} is one)"
             raise UsageError(
                 f"leads through a symlink out of the current directory{hint}, to {_short(real)}",
                 "remove the link, or give the path you mean to write itself",
