@@ -782,12 +782,13 @@ def review(options: Options, base: str | None, fmt: str, output: Path | None) ->
 def init(profile: str, derived: str | None, root: Path) -> None:
     """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
 
-    Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
+    Also the CI workflow and a pre-commit configuration where absent, and .gitignore's lines
+    for the files paramdiff leaves. Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
     """
     from .config.starter import starter, write_starter
 
-    for rel in write_starter(root, starter(profile, derived)):
-        _echo(f"{rel} written")
+    for line in write_starter(root, starter(profile, derived)):
+        _echo(line)
     _echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
 
 

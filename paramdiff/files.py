@@ -220,7 +220,7 @@ def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         folder_fd = _open_folder_nofollow(os.path.realpath(target.parent))
         for _ in range(100):
-            tmp_name = f".{target.name}.{secrets.token_hex(6)}.tmp"
+            tmp_name = f".{target.name}.paramdiff-{secrets.token_hex(6)}.tmp"
             try:
                 fd = os.open(tmp_name, _TEMP_FLAGS, 0o600, dir_fd=folder_fd)
                 break
