@@ -783,7 +783,8 @@ def init(profile: str, derived: str | None, root: Path) -> None:
     """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
 
     Also the CI workflow and a pre-commit configuration where absent, and .gitignore's lines
-    for the files paramdiff leaves. Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
+    for the files paramdiff leaves. Never overwrites a file.
+    Then: paramdiff fetch && paramdiff derive.
     """
     from .config.starter import starter, write_starter
 
