@@ -61,19 +61,15 @@ def _silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-ANSI_CSI = r"\033\[[;?0-9]*[a-zA-Z]"  # a terminal control sequence (colour, cursor, erase)
-
-
 def _write(text: str, err: bool = False) -> None:
     """Write and flush: stdout and stderr keep their order, and a reader that left is
-    noticed here, inside the error boundary, not at exit. As click.echo did, control sequences
-    (from a file's name, say) are dropped from what goes to a file or a pipe."""
-    stream = sys.stderr if err else sys.stdout
-    if "\033" in text and not stream.isatty():
-        import re
+    noticed here, inside the error boundary, not at exit. Control characters (from a file's
+    name, a metadata label, ...) are made visible, to a terminal and a pipe alike
+    (render/safe_text.py)."""
+    from .render.safe_text import visible
 
-        text = re.sub(ANSI_CSI, "", text)
-    stream.write(text)
+    stream = sys.stderr if err else sys.stdout
+    stream.write(visible(text))
     stream.flush()
 
 
@@ -399,8 +395,10 @@ class _Parser(argparse.ArgumentParser):
     one `Error:` line naming the help to read; exit 2."""
 
     def error(self, message: str) -> NoReturn:
+        from .render.safe_text import visible
+
         self.print_usage(sys.stderr)
-        self.exit(2, f"Error: {message} — see '{self.prog} -h'\n")
+        self.exit(2, visible(f"Error: {message} — see '{self.prog} -h'") + "\n")
 
 
 def _parser(prog: str, description: str, **kw: Any) -> argparse.ArgumentParser:

@@ -24,7 +24,8 @@ def render_json(r: Review) -> Iterator[str]:
     for p, prof in zip(data["profiles"], r.profiles, strict=True):
         for m, move in zip(p["moves"], prof.moves, strict=True):
             m["compare_url"] = move.compare_url
-    yield json.dumps(data, indent=1, ensure_ascii=False)
+    # ASCII: every control, bidi or other non-ASCII character is a \\u escape, valid JSON
+    yield json.dumps(data, indent=1)
 
 
 def render_markdown(r: Review, base_arg: str | None = None) -> Iterator[str]:

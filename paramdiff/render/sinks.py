@@ -13,12 +13,14 @@ from typing import NamedTuple
 from ..errors import DriftError, UsageError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..outputs import ProjectFiles, checked_output
+from .safe_text import visible
 
 
 def join_lines(lines: Iterable[str]) -> str:
-    """Each line and a newline (one join in C: a report's ~1,900 lines were a generator's)."""
+    """Each line and a newline (one join in C: a report's ~1,900 lines were a generator's),
+    control characters made visible (safe_text: no ESC or bidi override reaches a file)."""
     lines = lines if isinstance(lines, list) else list(lines)
-    return "\n".join(lines) + "\n" if lines else ""
+    return visible("\n".join(lines) + "\n") if lines else ""
 
 
 class CheckResult(NamedTuple):
@@ -94,7 +96,7 @@ def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[tuple[st
     """
     if output.path is None:
         for line in lines:
-            yield line + "\n", False
+            yield visible(line) + "\n", False
         return
     if check:
         result = check_file(output.path, lines, output.label)
