@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 
 from ..stages.review import Attention, DeltaChange, ProfileReview, Review, RoleMove
+from .safe_text import visible_lines
 from .texttable import markdown_cell, markdown_table
 
 MARKDOWN_LIMIT = 60_000
@@ -32,12 +33,12 @@ def render_markdown(r: Review, base_arg: str | None = None) -> Iterator[str]:
     """The largest version of the review that stays under ``MARKDOWN_LIMIT`` characters."""
     full = f"paramdiff review {base_arg or r.base_commit[:12]} --format json"
     lines: list[str] = []
-    for cap in ROW_CAPS:
-        lines = list(_markdown(r, cap, full))
+    for cap in ROW_CAPS:  # made visible before measuring: an escape counts in the limit
+        lines = visible_lines(list(_markdown(r, cap, full)))
         if sum(len(ln) + 1 for ln in lines) <= MARKDOWN_LIMIT:
             break
     else:  # even counts alone are too long (hundreds of profiles): the summary only
-        lines = list(_summary(r, full))
+        lines = visible_lines(list(_summary(r, full)))
     yield from lines
 
 
