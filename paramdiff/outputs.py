@@ -148,23 +148,36 @@ def _short(path: Path) -> str:
 
 
 def git_folders(root: Path) -> dict[str, str]:
-    """The git folders of the repository holding ``root`` (its ``.git``, and for a worktree or
-    submodule the folder a ``.git`` file names), for ProjectFiles.folders."""
+    """The git folders of the repository holding ``root`` (its ``.git``; for a worktree or
+    submodule the ``.git`` file, the folder it names and that folder's ``commondir``), for
+    ProjectFiles.folders."""
+    what = "inside the project's .git"
     found: dict[str, str] = {}
     here = Path(os.path.realpath(root))
     for folder in (here, *here.parents):
         dot_git = folder / ".git"
         if dot_git.is_dir():
-            found[str(dot_git)] = "inside the project's .git folder"
+            found[str(dot_git)] = what
             break
         if dot_git.is_file():
-            found[str(dot_git)] = "the project's .git file"
-            try:
-                head = dot_git.read_text(errors="replace").split("\n", 1)[0]
-            except OSError:
-                break
-            if head.startswith("gitdir: "):
-                gitdir = Path(folder, head[len("gitdir: ") :].strip())
-                found[str(gitdir)] = "inside the project's git folder"
+            found[str(dot_git)] = what
+            gitdir = _named_folder(dot_git, "gitdir: ", folder)
+            if gitdir is not None:
+                found[str(gitdir)] = what
+                common = _named_folder(gitdir / "commondir", "", gitdir)
+                if common is not None:
+                    found[str(common)] = what
             break
     return found
+
+
+def _named_folder(file: Path, prefix: str, base: Path) -> Path | None:
+    """The folder a git pointer file names (``gitdir: X`` in ``.git``, ``X`` in
+    ``commondir``), relative to ``base``; None when there is none."""
+    try:
+        head = file.read_text(errors="replace").split("\n", 1)[0]
+    except OSError:
+        return None
+    if not head.startswith(prefix) or not head[len(prefix) :].strip():
+        return None
+    return Path(os.path.normpath(base / head[len(prefix) :].strip()))

@@ -71,8 +71,8 @@ def refused(path: str | Path, root: Path) -> str:
         (".sources.lock.lock", "is sources.lock's lock file"),
         ("overlays/boat.yaml", "is profile boat's overlay"),
         ("overlays/../sources.yaml", "is the project's sources.yaml"),
-        (".git/config", "is inside the project's .git folder"),
-        (".git/hooks/pre-commit", "is inside the project's .git folder"),
+        (".git/config", "is inside the project's .git"),
+        (".git/hooks/pre-commit", "is inside the project's .git"),
         ("cache/sha256/ab/abcd", "is inside paramdiff's cache directory"),
         ("cache/new-entry", "is inside paramdiff's cache directory"),
         ("derived/boat_sitl.params", "is profile boat's derived file"),
@@ -91,7 +91,7 @@ def test_the_projects_own_files_are_refused(tree: Path, path: str, what: str) ->
 @pytest.mark.parametrize(
     ("target", "what"),
     [
-        (".git/config", "is a link to inside the project's .git folder"),
+        (".git/config", "is a link to inside the project's .git"),
         ("sources.yaml", "is a link to the project's sources.yaml"),
         ("overlays/boat.yaml", "is a link to profile boat's overlay"),
         ("reports/boat-1.0.svg", "is a link to profile boat's top view for pin 1.0"),
@@ -181,11 +181,12 @@ def test_git_folders_follow_a_worktrees_git_file(tmp_path: Path) -> None:
     (tmp_path / "main.git" / "worktrees" / "wt").mkdir(parents=True)
     (tmp_path / "wt").mkdir()
     (tmp_path / "wt" / ".git").write_text(f"gitdir: {tmp_path}/main.git/worktrees/wt\n")
-    found = git_folders(tmp_path / "wt")
-    assert found[str(tmp_path / "wt" / ".git")] == "the project's .git file"
-    assert found[str(tmp_path / "main.git" / "worktrees" / "wt")] == (
-        "inside the project's git folder"
-    )
+    (tmp_path / "main.git" / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    assert git_folders(tmp_path / "wt") == {
+        str(tmp_path / "wt" / ".git"): "inside the project's .git",
+        str(tmp_path / "main.git" / "worktrees" / "wt"): "inside the project's .git",
+        str(tmp_path / "main.git"): "inside the project's .git",
+    }
 
 
 def test_the_write_opens_each_folder_without_following_links(tmp_path: Path) -> None:
@@ -217,8 +218,12 @@ def test_the_write_opens_each_folder_without_following_links(tmp_path: Path) -> 
         (["report"], "sources.md", None),  # allowed: a new file, with its .svg beside it
         (["report"], "reports/boat-1.0.md", None),  # its own default output
         (["derive"], "derived/boat_sitl.params", None),  # its own default output
+        (["derive"], "-", None),  # stdout
+        (["report"], "-", None),
+        (["derive"], "TMP/elsewhere/out.params", None),  # outside the tree, typed as itself
+        (["report"], "TMP/elsewhere/out.md", None),
         (["review"], "sources.yaml", "is the project's sources.yaml, an input paramdiff reads"),
-        (["review"], ".git/config", "is inside the project's .git folder"),
+        (["review"], ".git/config", "is inside the project's .git"),
         (["review"], "c/new", "is inside paramdiff's cache directory"),
     ],
 )
@@ -236,7 +241,7 @@ def test_commands_refuse_the_projects_files(
     (project / ".git" / "config").write_text("[core]\n")
     (tmp_path / "c").mkdir(exist_ok=True)
     monkeypatch.chdir(project)
-    path = path.replace("c/new", "../c/new")
+    path = path.replace("c/new", "../c/new").replace("TMP", str(tmp_path))
     before = tree_bytes(project)
     result = run_cli([*command, *loc, "-o", path])
     if what is None:
