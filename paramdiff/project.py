@@ -125,6 +125,10 @@ class Options:
             "sources.yaml": "the project's sources.yaml, an input paramdiff reads",
             LOCK_FILE: f"the project's {LOCK_FILE}, an input paramdiff reads",
             f".{LOCK_FILE}.lock": f"{LOCK_FILE}'s lock file",
+            # what `paramdiff init` writes beside them
+            ".gitignore": "the project's .gitignore",
+            ".pre-commit-config.yaml": "the project's pre-commit configuration",
+            ".pre-commit-hooks.yaml": "the project's pre-commit hooks file",
         }
         for name, profile in config.profiles.items():
             if profile.overlay:

@@ -224,6 +224,9 @@ def test_the_write_opens_each_folder_without_following_links(tmp_path: Path) -> 
         (["report"], "TMP/elsewhere/out.md", None),
         (["review"], "sources.yaml", "is the project's sources.yaml, an input paramdiff reads"),
         (["review"], ".git/config", "is inside the project's .git"),
+        (["derive"], ".gitignore", "is the project's .gitignore"),
+        (["derive"], ".pre-commit-config.yaml", "is the project's pre-commit configuration"),
+        (["report"], ".github/workflows/paramdiff.md", "is inside the project's .github folder"),
         (["review"], "c/new", "is inside paramdiff's cache directory"),
     ],
 )
