@@ -204,3 +204,42 @@ def test_a_project_whose_inputs_carry_them_writes_and_prints_none(
     report = (project / "reports" / "boat-1.0.md").read_text()
     assert visible(NASTY) in report  # the description, made visible
     assert "\\x1b[31mred" in (project / "derived" / "boat_sitl.params").read_text()
+
+
+def test_metadata_labels_and_display_names_reach_nothing_raw(tmp_path: Path) -> None:
+    """Issue #19's first instance: a metadata display name and enum label (apm.pdef.json,
+    downloaded) carrying NASTY, through the three-way table in every format, validate, derive,
+    report (and its SVG) and check."""
+    from helpers import OVERLAY_YAML, build_mirror, location_args
+    from test_offline_project import AP, offline_sources, offline_upstream
+
+    repos = offline_upstream()
+    files = repos["acme/meta"]["files"][AP]  # type: ignore[index]
+    meta = files["Rover-4.7/apm.pdef.json"].decode()
+    for label in ("Servo output function", "ThrottleLeft", "Frame Class", "Boat"):
+        meta = meta.replace(f'"{label}"', json.dumps(f"{label} {NASTY}"))
+    files["Rover-4.7/apm.pdef.json"] = meta.encode()
+    root = tmp_path / "project"
+    (root / "overlays").mkdir(parents=True)
+    (root / "sources.yaml").write_text(offline_sources())
+    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
+    build_mirror(tmp_path / "mirror", repos)
+    loc = location_args(root, tmp_path / "cache", tmp_path / "mirror")
+    printed = []
+    for command in (
+        ["fetch"],
+        ["derive"],
+        ["report"],
+        ["check"],
+        *(["compare", "three-way", "--format", f] for f in ("text", "markdown", "csv", "json")),
+        ["validate", str(root / "derived" / "boat_sitl.params")],
+        ["layers"],
+    ):
+        out = run_cli([*command, *loc])
+        assert out.exit_code in (0, 1), (command, out.output)
+        printed.append(out.output)
+    assert "\\x1b[31mred" in printed[4]  # the text table shows the label, made visible
+    assert all(unsafe(text) == [] for text in printed)
+    for path in (p for p in root.rglob("*") if p.is_file()):
+        assert unsafe(path.read_text()) == [], path
+    assert "\\x1b[31mred" in (root / "reports" / "boat-1.0.md").read_text()
