@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from paramdiff.render.params import comment_lines
 from paramdiff.render.review import render_json, render_markdown
-from paramdiff.render.safe_text import visible
+from paramdiff.render.safe_text import has_unsafe, visible
 from paramdiff.render.sinks import Output, emit, join_lines
 from paramdiff.render.svg import escape as svg_escape
 from paramdiff.render.texttable import markdown_cell, markdown_table, table
@@ -60,6 +60,7 @@ def test_visible_escapes_exactly_the_unsafe_characters() -> None:
 def test_visible_leaves_nothing_unsafe_and_keeps_safe_text(text: str) -> None:
     shown = visible(text)
     assert unsafe(shown) == []
+    assert has_unsafe(text) == (shown != text)
     if not unsafe(text):
         assert shown == text
 

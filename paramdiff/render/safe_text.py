@@ -46,6 +46,11 @@ def visible(text: str) -> str:
     return UNSAFE.sub(_escape, text)
 
 
+def has_unsafe(text: str) -> bool:
+    """Whether ``visible`` would change ``text``."""
+    return not (text.isascii() and text.isprintable()) and UNSAFE.search(text) is not None
+
+
 def visible_lines(lines: list[str]) -> list[str]:
     """``visible`` of each line."""
     return [visible(line) for line in lines]

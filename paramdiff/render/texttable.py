@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from itertools import compress, count
 from operator import itemgetter
 
-from .safe_text import visible
+from .safe_text import has_unsafe, visible
 
 
 def _column_widths(rows: Sequence[Sequence[str]]) -> list[int]:
@@ -60,17 +60,19 @@ def markdown_cell(text: str) -> str:
 
 def _visible_rows(rows: Sequence[Sequence[str]]) -> Sequence[Sequence[str]]:
     """``rows`` with control characters made visible before the cells are measured and cut;
-    only a row that has one is copied."""
-    out: list[Sequence[str]] | None = None
-    for i, row in enumerate(rows):
-        try:
-            joined = "".join(row)
-        except TypeError:
-            joined = "".join(map(str, row))
-        if visible(joined) != joined:
-            out = list(rows) if out is None else out
-            out[i] = [visible(str(c)) for c in row]
-    return rows if out is None else out
+    one search over every cell first (nearly every table has none), then only a row that has
+    one is copied."""
+    try:
+        cells = ["".join(row) for row in rows]
+    except TypeError:  # a cell that is not a str yet
+        cells = ["".join(map(str, row)) for row in rows]
+    if not has_unsafe("\t".join(cells)):
+        return rows
+    out = list(rows)
+    for i, joined in enumerate(cells):
+        if has_unsafe(joined):
+            out[i] = [visible(str(c)) for c in rows[i]]
+    return out
 
 
 def markdown_table(
@@ -97,7 +99,7 @@ def _markdown_cells(row: Sequence[str]) -> list[str]:
         return [markdown_cell(c) for c in row]
     if "|" in joined or "\r" in joined or "\n" in joined or "<" in joined:
         return [markdown_cell(c) for c in row]
-    if visible(joined) != joined:  # a control character: markdown_cell makes it visible
+    if has_unsafe(joined):  # a control character: markdown_cell makes it visible
         return [markdown_cell(c) for c in row]
     return [c.strip() for c in row]
 
