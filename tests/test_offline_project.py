@@ -111,7 +111,7 @@ def test_check_passes_with_metadata_and_frame_defaults(offline: tuple[Path, list
     )
     assert "They set SERVO1_FUNCTION 73 / SERVO3_FUNCTION 74." in derived
     report = (root / "reports/boat-1.0.md").read_text()
-    assert "rover.parm → rover-skid.parm → boat_sitl.params; the last file wins." in report
+    assert "loads rover.parm → rover-skid.parm → boat_sitl.params; the last file wins" in report
 
 
 def test_layers_show_what_sitl_runs(offline: tuple[Path, list[str]]) -> None:

@@ -212,7 +212,20 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
 
 
 def _loading(d: Derived) -> Iterator[str]:
+    if d.load_with is not None:
+        command, files = d.load_with
+        yield "Load it with (the first launch the profile declares that `paramdiff check`"
+        yield "verifies; each declared launch has its section in the report):"
+        yield f"  {command}"
+        yield f"It loads {' then '.join(files)}; the last file loaded wins."
+        if " -w" not in f" {command}":
+            yield "Add -w to wipe parameters stored by an earlier run: they win over every file."
+        return
     if d.vehicle is None:
+        return
+    if d.launches_declared:
+        yield "No launch line: none of the launches the profile declares passes"
+        yield "`paramdiff check` (see the report's launch sections)."
         return
     yield "Load it with:"
     frame = f" -f {d.frame}" if d.frame else ""

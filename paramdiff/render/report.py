@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..config.sources import Profile
 from ..files import project_path
@@ -21,6 +22,9 @@ from .layers import layer_md
 from .sinks import Output
 from .svg import render_svg
 from .texttable import markdown_table
+
+if TYPE_CHECKING:
+    from ..launch.verify import LaunchResult
 
 STATUS_KEY = [
     ("same", "every source that can express the parameter has the same value (float32)"),
@@ -56,7 +60,9 @@ class ReportInputs:
         geometry: Geometry | None = None,  # the model's channels read from its geometry
         metadata: Metadata | None = None,  # the pin's own firmware
         firmwares: dict[str, Metadata] | None = None,  # every pinned metadata
+        launches: list[LaunchResult] | None = None,  # the declared launches, verified
     ) -> None:
+        self.launches = [] if launches is None else launches
         self.profile = profile
         self.pin = pin
         self.comparison = comparison
@@ -164,6 +170,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _deltas,
         _left_out,
         _sitl,
+        _launches,
         _warnings,
         _full_table,
     ):
@@ -494,6 +501,13 @@ def _sitl(inp: ReportInputs) -> Iterator[str]:
         inp.sitl.layers, inp.derived, inp.sitl.flags, inp.sitl.accepted, inp.metadata
     )
     yield ""
+
+
+def _launches(inp: ReportInputs) -> Iterator[str]:
+    if inp.launches:  # render.launch imports the launch package: only when there are some
+        from .launch import launch_md
+
+        yield from launch_md(inp.launches)
 
 
 def _warnings(inp: ReportInputs) -> Iterator[str]:

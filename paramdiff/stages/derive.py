@@ -52,7 +52,9 @@ class Derived:
         "frame_files",
         "frame_outputs",
         "inputs",
+        "launches_declared",
         "lines",
+        "load_with",
         "locked",
         "overlay",
         "pin",
@@ -91,6 +93,10 @@ class Derived:
         self.target = target
         # Every locked input of the pin with what it is used for (the header's provenance).
         self.locked = [] if locked is None else locked
+        # The first declared launch check verifies: (command, files it loads in order); None
+        # when the profile declares launches and none passes (set by PinContext.derived).
+        self.load_with: tuple[str, list[str]] | None = None
+        self.launches_declared = False
 
     @property
     def regenerate(self) -> str:
