@@ -234,7 +234,7 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
     assert "LEAK1_PIN" not in derived and "AHRS_ORIENTATION" not in derived
     assert "#     %include params/ardupilot/ArduSub/4.7/heavy.params\n" in derived
     # The first declared launch check verifies (the default frame, vectored, simulates 6).
-    assert "#   sim_vehicle.py -v ArduSub -f vectored_6dof\n" in derived
+    assert "#   sim_vehicle.py -v ArduSub -f vectored_6dof --add-param-file=" in derived
     out = invoke("layers", *loc, "--profile", "bluerov2_heavy")
     assert out.exit_code == 2
     assert out.output == (

@@ -57,6 +57,7 @@ def repo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 
 def copy_project(base: Path) -> Path:
+    base.mkdir(parents=True)
     for name in COMMITTED:
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, base / name)
@@ -121,7 +122,8 @@ def test_blueboat_fails_without_its_acknowledgements(
     base = copy_project(tmp_path / "p")
     overlay = base / "overlays/blueboat_sitl.yaml"
     text = overlay.read_text()
-    overlay.write_text(text.split("\n# Findings about a Gazebo model", 1)[0] + "\n")
+    head, rest = text.split("\n# Findings about a Gazebo model", 1)
+    overlay.write_text(head + "\n" + rest[rest.index("\ndeltas:") :])
     loc = location_args(base, tmp_path / "c", shared_mirror(request.config))
     result = run_cli(["check", *loc, "--profile", "blueboat"])
     assert result.exit_code == 1
