@@ -169,12 +169,14 @@ def run_check(
     return out
 
 
-def _launch_outcome(result: LaunchResult, out: CheckOutcome, file: str | None) -> None:
+def _launch_outcome(
+    result: LaunchResult, out: CheckOutcome, file: str | None, line: int | None = None
+) -> None:
     where = f"launch {result.name}"
     for note in result.notes:
         out.warnings.append(f"{where}: {note}")
     for f in result.findings:
-        out.fail(f"{where}: {f.text}", f.fix, file, None)
+        out.fail(f"{where}: {f.text}", f.fix, file, line)
     for f, a in result.acknowledged:
         out.passed.append(f"{where}: acknowledged ({a.reason[:60]}…): {f.text[:80]}")
     if result.passed:
@@ -195,8 +197,9 @@ def _launches_verified(ctx: PinContext, out: CheckOutcome) -> None:
     from .launch.verify import stale_acknowledgements
 
     results = ctx.launch_results
+    lines = {d.name: d.line for d in ctx.profile.launches}
     for result in results:
-        _launch_outcome(result, out, ctx.config.file)
+        _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
     for a in stale_acknowledgements(ctx, results):
         out.fail(
             f"{ctx.overlay.file}:{a.line}: acknowledgement of "

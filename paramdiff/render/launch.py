@@ -37,7 +37,7 @@ def _backend(result: LaunchResult) -> str:
     return f"`--model {b.model}`: {b.name} ({b.source})"
 
 
-def launch_md(results: list[LaunchResult]) -> Iterator[str]:
+def launch_md(results: list[LaunchResult], overlay: str = "the overlay") -> Iterator[str]:
     if not results:
         return
     yield "## Launches"
@@ -52,10 +52,10 @@ def launch_md(results: list[LaunchResult]) -> Iterator[str]:
     )
     yield ""
     for r in results:
-        yield from _one(r)
+        yield from _one(r, overlay)
 
 
-def _one(r: LaunchResult) -> Iterator[str]:
+def _one(r: LaunchResult, overlay: str) -> Iterator[str]:
     verdict = "passes" if r.passed else f"FAILS ({len(r.findings)} finding(s))"
     if r.acknowledged:
         verdict += f", {len(r.acknowledged)} finding(s) acknowledged"
@@ -89,7 +89,7 @@ def _one(r: LaunchResult) -> Iterator[str]:
     for f in r.findings:
         yield f"- **{f.text}** — {f.fix}"
     for f, a in r.acknowledged:
-        yield f"- acknowledged (overlay line {a.line}): {f.text} — {a.reason}"
+        yield f"- acknowledged ({overlay}:{a.line}): {f.text} — {a.reason}"
     for note in r.notes:
         yield f"- note: {note}"
     if r.findings or r.acknowledged or r.notes:

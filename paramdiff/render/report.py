@@ -507,7 +507,7 @@ def _launches(inp: ReportInputs) -> Iterator[str]:
     if inp.launches:  # render.launch imports the launch package: only when there are some
         from .launch import launch_md
 
-        yield from launch_md(inp.launches)
+        yield from launch_md(inp.launches, inp.derived.overlay.file)
 
 
 def _warnings(inp: ReportInputs) -> Iterator[str]:
