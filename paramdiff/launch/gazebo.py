@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..parse.sdf import Channel
-from ..stages.geometry import Actuator
+from ..stages.actuators import Actuator
 from .physics import Wrench
 
 ROTOR_TORQUE = 0.1  # reaction torque per unit command: only its sign matters here

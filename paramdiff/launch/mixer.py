@@ -22,8 +22,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..stages.actuators import motor_function
 from ..stages.channels import SERVO_DEFAULTS, motor_range
-from ..stages.geometry import QUAD_MATRIX, VECTORED_6DOF, motor_function, output_functions
+from ..stages.geometry import output_functions
+from ..stages.rotors import QUAD_MATRIX
+from ..stages.thrusters import VECTORED_6DOF
 
 STEERING, THROTTLE, THROTTLE_LEFT, THROTTLE_RIGHT = 26, 70, 73, 74
 # AP_Motors6DOF::setup_motors, case SUB_FRAME_VECTORED: roll, pitch, yaw, throttle, forward, lateral
