@@ -40,6 +40,33 @@ ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 LOCAL_REPO = "."
 
 
+# Profile and pin names become file names (reports/<profile>-<pin>.md, `{pin}` in a path) and
+# words in commands and reports: letters, digits, '.', '_' and '-', never a control
+# character, a space, a '/' or a leading '.' or '-' (`..`, `-x`).
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_name(doc: YamlDoc, path: KeyPath, kind: str, name: object) -> str:
+    """A profile or pin name as NAME_RE allows it, else an Error naming its line."""
+    if isinstance(name, str) and NAME_RE.fullmatch(name) and len(name) <= 64:
+        return name
+    raise doc.error(
+        path,
+        f"{kind} name {quote(repr(name))} is not a plain name",
+        "use at most 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+        "(it becomes part of file names)",
+    )
+
+
+class DeclaredLaunch(NamedTuple):
+    """One launch a profile's team uses (``launches:``): the command line as typed."""
+
+    name: str
+    command: str
+    line: int
+    model: str | None = None  # the Gazebo model a JSON launch runs: a role or a path
+
+
 class SourceSpec(NamedTuple):
     """One upstream file a pin names."""
 
@@ -83,6 +110,7 @@ class Profile:
     sitl_frame: str | None = None
     sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
     vehicle_noun: str = "vehicle"  # how the report names it: "the boat turns the wrong way"
+    launches: tuple[DeclaredLaunch, ...] = ()  # the first one check verifies goes in the header
 
     def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
         pin = pin or self.default_pin
@@ -216,6 +244,7 @@ PROFILE_KEYS = {
     "sitl_frame",
     "sitl_vehicle",
     "vehicle_noun",
+    "launches",
 }
 
 
@@ -258,6 +287,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         if "sitl_vehicle" in raw
         else None,
         vehicle_noun=text(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
+        launches=_launches(doc, (*path, "launches"), raw.get("launches"), pins),
     )
 
 
@@ -286,6 +316,7 @@ def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:
         ppath = (*path, pin)
         if not isinstance(pin, str):
             raise doc.error(ppath, f"pin {pin!r} must be a quoted string", f"write '{pin}':")
+        check_name(doc, ppath, "pin", pin)
         if not isinstance(roles, dict) or not roles:
             raise doc.error(ppath, f"pin '{pin}' must map roles to sources", "add roles")
         specs: dict[str, SourceSpec] = {}
@@ -361,6 +392,43 @@ def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tupl
     return frames
 
 
+def _launches(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[DeclaredLaunch, ...]:
+    """Each launch: a command line, or {name, command, model}; read as SITL would (so a typo
+    fails here, on its line), names unique."""
+    from ..errors import UsageError
+    from ..parse.launch import parse_launch
+
+    out: list[DeclaredLaunch] = []
+    for i, item in enumerate(sequence(doc, path, raw)):
+        lpath = (*path, i)
+        if isinstance(item, str):
+            item = {"command": item}
+        check_keys(doc, lpath, item, {"command"}, {"name", "model"})
+        command = text(doc, (*lpath, "command"), item["command"])
+        try:
+            parse_launch(command)
+        except UsageError as exc:
+            raise doc.error((*lpath, "command"), exc.what, exc.fix or "fix the command") from None
+        name = text(doc, (*lpath, "name"), item["name"]) if "name" in item else command
+        if any(d.name == name for d in out):
+            raise doc.error(lpath, f"two launches are named {name!r}", "give each its own name")
+        model = None
+        if "model" in item:
+            model = text(doc, (*lpath, "model"), item["model"])
+            if ROLE_RE.match(model):
+                for pin, specs in pins.items():
+                    if model not in specs or specs[model].format != "sdf":
+                        raise doc.error(
+                            (*lpath, "model"),
+                            f"launch model '{model}' is not an sdf role of pin '{pin}'",
+                            "name an sdf role (e.g. sitl_models) or a model path",
+                        )
+            else:
+                check_relpath(model, doc, (*lpath, "model"))
+        out.append(DeclaredLaunch(name, command, doc.line(lpath), model))
+    return tuple(out)
+
+
 def _target_models(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[str, ...]:
     """Models `check` requires to match: sdf roles of every pin, or paths in this repo."""
     targets = sequence(doc, path, raw.get("target_models"))
@@ -415,6 +483,8 @@ def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = N
     if not isinstance(profiles_raw, dict) or not profiles_raw:
         raise doc.error(("profiles",), "'profiles' must name at least one profile", "add one")
     mapping(doc, ("profiles",), profiles_raw)  # profile names are strings
+    for name in profiles_raw:
+        check_name(doc, ("profiles", name), "profile", name)
     profiles = {
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()
