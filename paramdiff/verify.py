@@ -4,11 +4,12 @@ launch should run, layer by layer (the job; the comparison is ``stages.running``
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from .errors import DriftError
+from .launch.verify import launch_layers
 from .project import PinContext
 from .render.texttable import table
+from .stages.layers import Layers
 from .stages.running import Verification, verify_running
 from .vehicle.pull import Progress, Pulled, PullLimits, pull
 
@@ -31,19 +32,28 @@ def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
         yield from table(HEADERS, [m.row() for m in result.mismatches], markdown=False)
 
 
+def expected(pin: PinContext, launch: str | None) -> tuple[Layers, bool]:
+    """What the launch should run (``launch``, else the profile's first declared launch,
+    else its sim_vehicle.py frame under the derived file) and whether it wipes storage."""
+    found = launch_layers(pin, launch)
+    if found is not None:
+        parsed, layers = found
+        return layers, parsed.wipe
+    layers, _ = pin.layers(None, [])
+    return layers, False
+
+
 def verify_vehicle(
     pin: PinContext,
     connection: str,
     *,
-    frame: str | None = None,
-    files: list[Path] | None = None,
-    wiped: bool = False,
+    launch: str | None = None,
     limits: PullLimits | None = None,
     progress: Progress | None = None,
 ) -> Iterator[str]:
     """Lines for `paramdiff verify`; raises DriftError (exit 1) when a parameter a layer sets
     runs another value."""
-    layers, _ = pin.layers(frame, list(files or []))
+    layers, wiped = expected(pin, launch)
     pulled = pull(connection, limits, progress)
     running = {name: p.value for name, p in pulled.params.items()}
     result = verify_running(layers, running, wiped)

@@ -25,7 +25,7 @@ from paramdiff.stages.running import (
     verify_running,
 )
 from paramdiff.vehicle.pull import PullLimits
-from paramdiff.verify import verify_vehicle
+from paramdiff.verify import expected, verify_vehicle
 
 
 def _source(role: str, values: dict[str, float]) -> Source:
@@ -112,8 +112,8 @@ def blueboat(
 FAST = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.3, retries=8, version_wait=0.3)
 
 
-def _running(pin: PinContext) -> dict[str, tuple[float, int]]:
-    layers, _ = pin.layers(None, [])
+def _running(pin: PinContext, launch: str | None = None) -> dict[str, tuple[float, int]]:
+    layers, _ = expected(pin, launch)
     params = {n: (e.param.value, MAV_PARAM_TYPE_REAL32) for n, e in layers.effective.items()}
     params |= {"STAT_BOOTCNT": (3.0, 4), "SYSID_THISMAV": (1.0, 2)}  # firmware's own
     return params
@@ -123,10 +123,30 @@ def test_verify_a_sitl_that_runs_its_launch(blueboat: PinContext) -> None:
     params = _running(blueboat)
     with tcp_vehicle(Vehicle(params)) as connection:
         lines = list(verify_vehicle(blueboat, connection, limits=FAST))
-    layers, _ = blueboat.layers(None, [])
+    layers, wiped = expected(blueboat, None)
+    assert not wiped  # the declared gazebo launch has no -w
     total = len(layers.effective)
     assert f"{total} of {total} parameters the layers set run that value; 2 more" in lines[2]
     assert "rover.parm" in lines[1] and "blueboat_sitl.params" in lines[1]
+
+
+ROS2 = (
+    "ardurover --model JSON --defaults rover-skid.parm,dds_udp.parm,derived/blueboat_sitl.params -w"
+)
+
+
+def test_verify_follows_the_launch_given(blueboat: PinContext) -> None:
+    """The ROS 2 form: rover.parm is not loaded, dds_udp.parm is; -w makes a difference
+    something that happened after boot."""
+    layers, wiped = expected(blueboat, ROS2)
+    assert wiped and "DDS_ENABLE" in layers.effective
+    assert not any(s.file.file.endswith("/rover.parm") for s in layers.layers)
+    params = _running(blueboat, ROS2)
+    params["CRUISE_SPEED"] = (9.0, MAV_PARAM_TYPE_REAL32)
+    with tcp_vehicle(Vehicle(params)) as connection, pytest.raises(DriftError) as err:
+        list(verify_vehicle(blueboat, connection, launch=ROS2, limits=FAST))
+    (finding,) = err.value.findings
+    assert finding.startswith("CRUISE_SPEED runs 9,")
 
 
 def test_verify_names_a_stored_value_that_survived(blueboat: PinContext) -> None:
