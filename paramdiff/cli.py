@@ -15,6 +15,7 @@ port (interleaved medians, CPU ms): `--help` 50.8 → 31.3, `diff A B` 112.6 →
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -79,6 +80,14 @@ def _write(text: str, err: bool = False) -> None:
 
 def _echo(line: str, err: bool = False) -> None:
     _write(line + "\n", err)
+
+
+def _progress(line: str) -> None:
+    """A note on stderr while a command waits (before a download is retried): a note that
+    cannot be written (stderr closed) never fails the download."""
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: a closed file
+            _echo(line, err=True)
 
 
 ECHO_BATCH = 1 << 16  # characters per write: every write is flushed
@@ -179,6 +188,7 @@ def _build_options(kw: dict[str, Any]) -> None:
         transport=kw.pop("transport"),
         git_base=kw.pop("git_base"),
         offline=kw.pop("offline"),
+        progress=_progress,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +73,7 @@ class Options:
         transport: str | None = None,
         git_base: str | None = None,
         offline: bool = False,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         self.root = Path.cwd() if root is None else root
         self.cache_dir = cache_dir
@@ -80,12 +81,13 @@ class Options:
         self.transport = transport
         self.git_base = git_base
         self.offline = offline
+        self.progress = progress  # told of each wait before a download is retried (stderr)
         self._lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = None
 
     def replace(self, **changes: Any) -> Options:
         """These options with ``changes`` (as dataclasses.replace made them): nothing that was
         read or made through them (config, cache, lock, transports) is shared."""
-        kept = ("root", "cache_dir", "mirror", "transport", "git_base", "offline")
+        kept = ("root", "cache_dir", "mirror", "transport", "git_base", "offline", "progress")
         return Options(**{**{k: getattr(self, k) for k in kept}, **changes})
 
     @cached_property
@@ -100,7 +102,11 @@ class Options:
 
         # One choice per run, so a mirror's MANIFEST.json is read once, not per batch.
         return TransportChoice.from_env(
-            self.cache.root, self.mirror, override=self.transport, git_base=self.git_base
+            self.cache.root,
+            self.mirror,
+            override=self.transport,
+            git_base=self.git_base,
+            progress=self.progress,
         )
 
     def transports(self) -> TransportChoice | None:

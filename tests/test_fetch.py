@@ -266,14 +266,15 @@ def test_redirect_to_another_host_is_refused(project: Path, tmp_path: Path, http
     with pytest.raises(FetchError) as err:
         do_fetch(project, tmp_path / "cache", http_mirror.url)
     assert (
-        f"was redirected from 127.0.0.1:{port} to localhost:{port}; redirects are followed "
-        f"only within the same host (and never from https to http) — fetch from localhost:{port} "
-        "directly if you trust it, or allow it in HttpSettings.redirect_hosts"
+        f"was redirected from http://127.0.0.1:{port} to http://localhost:{port}; redirects are "
+        "followed only within the same origin (scheme, host and port) — fetch from "
+        f"http://localhost:{port} directly if you trust it, or allow it in "
+        "HttpSettings.redirect_origins"
     ) in str(err.value)
     assert http_mirror.log.count(HW_PATH) == 1
-    # Allowed by name, the same redirect is followed.
+    # Allowed by origin, the same redirect is followed.
     http_mirror.faults[HW_PATH] = ["redirect-away"]
-    client = HttpClient(HttpSettings(retries=0, redirect_hosts=("localhost",)))
+    client = HttpClient(HttpSettings(retries=0, redirect_origins=(f"http://localhost:{port}",)))
     do_fetch(project, tmp_path / "cache", http_mirror.url, client=client)
     assert http_mirror.log.count(HW_PATH) == 3
 
@@ -286,7 +287,7 @@ def test_redirect_within_the_host_is_followed(project: Path, tmp_path: Path, htt
 
 
 def test_connection_refused(project: Path, tmp_path: Path) -> None:
-    with pytest.raises(FetchError, match="connection failed"):
+    with pytest.raises(FetchError, match=r"cannot reach 127\.0\.0\.1:9 \(connection refused\)"):
         do_fetch(project, tmp_path / "cache", "http://127.0.0.1:9")
     assert not (project / "sources.lock").exists()
 

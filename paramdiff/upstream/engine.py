@@ -8,6 +8,7 @@ the HTTP client or ``socket`` (they load with the first download: ~8 ms of impor
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,27 +17,60 @@ from typing import TYPE_CHECKING
 from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
 from ..config.sources import Profile, SourceSpec
 from ..digests import git_blob_id, sha256_of
-from ..errors import ConfigError, FetchError, ParamdiffError
+from ..errors import ConfigError, FetchError, UsageError
 from ..model.locked import LockedFile
-from . import GIT_BASE, RAW_BASE
+from . import DEFAULT_DEADLINE, ENV_DEADLINE, GIT_BASE, RAW_BASE
 from .cache import Cache
 from .verified import VerifiedFile, VerifiedIndex
 
 if TYPE_CHECKING:
+    from .http import HttpClient
     from .transports import Fetched, GitTransport, MirrorTransport, Transport
 
 ENV_MIRROR = "PARAMDIFF_MIRROR"
 ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
 MAX_WORKERS = 4
+MIRROR_UNREACHABLE = "check the network and the mirror's URL (--mirror / PARAMDIFF_MIRROR)"
+
+
+def deadline_from_env(environ: dict[str, str] | None = None) -> float:
+    """Seconds for all of a command's downloads: PARAMDIFF_HTTP_DEADLINE, else 120."""
+    text = (os.environ if environ is None else environ).get(ENV_DEADLINE, "").strip()
+    if not text:
+        return DEFAULT_DEADLINE
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise UsageError(
+            f"{ENV_DEADLINE}={text[:40]!r} is not a number of seconds",
+            f"set it to a positive number (the default is {DEFAULT_DEADLINE:g}), or unset it",
+        )
+    return seconds
 
 
 # NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
 # process) and each class costs ~0.3 ms to create (measured).
 class TransportChoice:
     """Which transport serves a source: a mirror for everything, a global override,
-    or the source's own ``transport:`` (https by default)."""
+    or the source's own ``transport:`` (https by default).
 
-    __slots__ = ("_made", "cache_dir", "git_base", "mirror", "override", "raw_base")
+    Its HTTP transports share one client, so one deadline (``deadline`` seconds, from the
+    first download) bounds all the command's downloads and ``stop`` ends them all;
+    ``progress`` is told of every wait before a retry."""
+
+    __slots__ = (
+        "_client",
+        "_made",
+        "cache_dir",
+        "deadline",
+        "git_base",
+        "mirror",
+        "override",
+        "progress",
+        "raw_base",
+    )
 
     def __init__(
         self,
@@ -45,13 +79,18 @@ class TransportChoice:
         override: str | None = None,
         git_base: str = GIT_BASE,
         raw_base: str | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         self.cache_dir = cache_dir
         self.mirror = mirror
         self.override = override
         self.git_base = git_base
         self.raw_base = raw_base
+        self.deadline = deadline
+        self.progress = progress
         self._made: dict[str, Transport] = {}
+        self._client: HttpClient | None = None
 
     @classmethod
     def from_env(
@@ -60,14 +99,40 @@ class TransportChoice:
         mirror: str | None = None,
         override: str | None = None,
         git_base: str | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> TransportChoice:
-        """Options win over the environment (PARAMDIFF_MIRROR, PARAMDIFF_GIT_BASE)."""
+        """Options win over the environment (PARAMDIFF_MIRROR, PARAMDIFF_GIT_BASE); the
+        deadline is PARAMDIFF_HTTP_DEADLINE's."""
         return cls(
             cache_dir=cache_dir,
             mirror=mirror or os.environ.get(ENV_MIRROR) or None,
             override=override,
             git_base=git_base or os.environ.get(ENV_GIT_BASE) or GIT_BASE,
+            deadline=deadline_from_env(),
+            progress=progress,
         )
+
+    def _http(self, fix: str | None = None) -> HttpClient:
+        if self._client is None:
+            from .http import HttpClient, HttpSettings
+
+            settings = HttpSettings(deadline=self.deadline)
+            self._client = (
+                HttpClient(settings, self.progress)
+                if fix is None
+                else HttpClient(settings, self.progress, fix)
+            )
+        return self._client
+
+    def stop(self) -> None:
+        """End every download in flight: one failed, so the command fails."""
+        for transport in self._made.values():
+            transport.stop()
+
+    def close(self) -> None:
+        """Release the HTTP sessions (after ``stop``, once the downloads returned)."""
+        for transport in self._made.values():
+            transport.close()
 
     def for_source(self, spec: SourceSpec) -> Transport:
         name = "mirror" if self.mirror else (self.override or spec.transport or "https")
@@ -80,7 +145,7 @@ class TransportChoice:
                     )
                 from .transports import MirrorTransport
 
-                self._made[name] = MirrorTransport(self.mirror)
+                self._made[name] = MirrorTransport(self.mirror, self._http(MIRROR_UNREACHABLE))
             elif name == "git":
                 from .transports import GitTransport
 
@@ -89,7 +154,7 @@ class TransportChoice:
                 from .transports import HttpsTransport
 
                 self._made[name] = HttpsTransport(
-                    raw_base=self.raw_base or RAW_BASE, git_base=self.git_base
+                    raw_base=self.raw_base or RAW_BASE, git_base=self.git_base, client=self._http()
                 )
         return self._made[name]
 
@@ -299,22 +364,35 @@ class _Engine:
         return includes, locked_files, downloaded
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
+        """Every job's role, at most MAX_WORKERS downloading at once. The first job that
+        fails ends them all: the others are cancelled, or stopped mid-download (their
+        sockets shut), so a stalled host costs the command one deadline, not one per wave."""
         if len(jobs) == 1:  # no pool (nor its import) for one role: the common lazy lookup
             return [self.one(*jobs[0])]
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-        with ThreadPoolExecutor(max_workers=MAX_WORKERS) as pool:
-            futures = [pool.submit(self.one, *job) for job in jobs]
-            results: list[FetchedRole] = []
-            first_error: ParamdiffError | None = None
-            for fut in futures:
-                try:
-                    results.append(fut.result())
-                except ParamdiffError as exc:
-                    first_error = first_error or exc
-        if first_error is not None:
-            raise first_error
-        return results
+        pool = ThreadPoolExecutor(max_workers=MAX_WORKERS)
+        futures = [pool.submit(self.one, *job) for job in jobs]
+        failed = True  # until every job returned; Ctrl-C while waiting stops the rest too
+        try:
+            wait(futures, return_when=FIRST_EXCEPTION)
+            first = next((f.exception() for f in futures if f.done() and f.exception()), None)
+            if first is not None:
+                raise first  # a ParamdiffError, or a bug (exit 3)
+            failed = False
+            return [f.result() for f in futures]
+        finally:
+            if failed:
+                for future in futures:
+                    future.cancel()  # those not started never will
+                self._stop()
+            pool.shutdown(wait=True, cancel_futures=True)
+            if failed and self.transports is not None:
+                self.transports.close()
+
+    def _stop(self) -> None:
+        if self.transports is not None:
+            self.transports.stop()
 
 
 def verify_cached(

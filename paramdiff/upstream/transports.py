@@ -19,7 +19,7 @@ from urllib.parse import quote, urlparse
 from ..errors import FetchError
 from ..files import read_regular
 from . import GIT_BASE, RAW_BASE
-from .http import HttpClient, SizeLimit
+from .http import MIRROR_HINT, HttpClient, SizeLimit
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 LOCKED_SIZE = "the size sources.lock records"
@@ -48,6 +48,12 @@ class Transport(Protocol):
 
     def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched: ...
 
+    def stop(self) -> None:
+        """End the downloads in flight and refuse new ones (another download failed)."""
+
+    def close(self) -> None:
+        """Release connections, once the downloads returned."""
+
 
 # --------------------------------------------------------------------------- git helpers
 
@@ -69,7 +75,7 @@ def ls_remote(url: str, ref: str) -> str:
     except git.GitCommandError as exc:
         raise TransportError(
             f"git ls-remote {url} failed: {git_stderr(exc) or exc.status}",
-            "check the repository URL and the network",
+            f"check the repository URL and the network, or {MIRROR_HINT}",
         ) from None
     found: dict[str, str] = {}
     for line in str(out).splitlines():
@@ -123,6 +129,12 @@ class HttpsTransport:
         url = f"{self.raw_base}/{repo}/{commit}/{quote(path)}"
         return Fetched(self.client.get(url, limit))
 
+    def stop(self) -> None:
+        self.client.stop()
+
+    def close(self) -> None:
+        self.client.close()
+
 
 class GitTransport:
     """Fetch just the pinned commit into a cached bare repository and read the blob with git.
@@ -141,6 +153,13 @@ class GitTransport:
 
     def url(self, repo: str) -> str:
         return f"{self.git_base}/{repo}.git"
+
+    def stop(self) -> None:
+        """Nothing to stop: a running git command ends by itself (a job not started yet is
+        cancelled by the engine)."""
+
+    def close(self) -> None:
+        pass
 
     def resolve(self, repo: str, ref: str) -> str:
         return ls_remote(self.url(repo), ref)
@@ -177,7 +196,8 @@ class GitTransport:
                 except git.GitCommandError as exc:
                     raise TransportError(
                         f"git fetch of {commit} from {self.url(repo)} failed: {git_stderr(exc)}",
-                        "check the commit exists upstream and the host allows fetching it",
+                        "check the commit exists upstream and the host allows fetching it (and "
+                        f"the network), or {MIRROR_HINT}",
                     ) from None
             try:
                 blob = bare.git.execute(["git", "rev-parse", "--verify", f"{commit}:{path}"])
@@ -397,6 +417,12 @@ class MirrorTransport:
             limit = SizeLimit(info["size"], "the size the mirror's MANIFEST.json records")
         data = self._read(f"raw/{repo}/{commit}/{path}", limit)
         return Fetched(data, blob=info.get("blob"), sha256=info.get("sha256"))
+
+    def stop(self) -> None:
+        self.client.stop()
+
+    def close(self) -> None:
+        self.client.close()
 
     def commits(self, repo: str) -> list[dict[str, Any]]:
         """The repository's commits, newest first (for history)."""
