@@ -725,7 +725,9 @@ def check(
 ) -> None:
     """Everything CI needs: lock, overlay, derived file, report, models, layers.
 
-    Without --profile: every profile (at --pin where it has it, else its default pin).
+    Without --pin: every pin of every profile (or of --profile): each pin's locked files
+    verified, and the derived file and report checked where the pin has them. With --pin:
+    that pin of every profile that has it (the others at their default pin).
     """
     from .check import check_project
 
