@@ -543,6 +543,12 @@ def fetch(options: Options, profile: str | None, pin: str | None, update: bool) 
 
     Without --profile: every profile that has --pin (or every pin of every profile
     when --pin is not given either), so one command locks the whole project.
+
+    Bound: at most 4 downloads at a time, and all of them together within one deadline,
+    retries and waits included (120 s; PARAMDIFF_HTTP_DEADLINE=SECONDS sets it). The first
+    download that fails stops the others. Each wait before a retry is printed on stderr;
+    a host that does not resolve or refuses the connection fails at once (offline? read a
+    mirror: --mirror DIR|URL or PARAMDIFF_MIRROR).
     """
     from .project import fetch_project
 
