@@ -328,3 +328,34 @@ def test_a_cache_that_refuses_the_record_is_an_input_error(tmp_path: Path) -> No
     assert result.stderr.rstrip().endswith(
         "make the cache directory writable, or pass --cache-dir / set PARAMDIFF_CACHE"
     )
+
+
+def test_a_stalled_git_host_is_killed_at_the_deadline(
+    tmp_path: Path, http_mirror, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git ls-remote` (refs for the https and git transports) and the git transport's
+    `git fetch` share the command's deadline: git is killed when it passes."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    refs = http_mirror.root / "acme" / "params.git" / "info" / "refs"
+    refs.parent.mkdir(parents=True)
+    refs.write_bytes(b"never sent: the headers drip first\n")
+    http_mirror.faults["/acme/params.git/info/refs"] = ["drip-headers"] * 5
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "sources.yaml").write_text(
+        "version: 1\nprofiles:\n  b:\n    pins:\n      '1':\n        hardware:\n"
+        "          repo: acme/params\n          ref: master\n          path: a.params\n"
+        "          format: params\n          transport: git\n"
+    )
+    monkeypatch.setenv("PARAMDIFF_HTTP_DEADLINE", "3")
+    args = ["fetch", "--root", str(root), "--cache-dir", str(tmp_path / "c")]
+    started = time.monotonic()
+    result = run_cli([*args, "--git-base", http_mirror.url])
+    assert time.monotonic() - started < 6  # not a speed goal: the drip lasts 400 s
+    assert result.exit_code == 2, result.output
+    assert (
+        f"git ls-remote {http_mirror.url}/acme/params.git did not finish within its 3s deadline"
+        " — the server is stalled or too slow"
+    ) in result.stderr
+    assert http_mirror.log == ["/acme/params.git/info/refs"]

@@ -26,6 +26,7 @@ from .verified import VerifiedFile, VerifiedIndex
 if TYPE_CHECKING:
     from .http import HttpClient
     from .transports import Fetched, GitTransport, MirrorTransport, Transport
+    from .watchdog import CommandDeadline
 
 ENV_MIRROR = "PARAMDIFF_MIRROR"
 ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
@@ -62,6 +63,7 @@ class TransportChoice:
 
     __slots__ = (
         "_client",
+        "_clock",
         "_made",
         "cache_dir",
         "deadline",
@@ -91,6 +93,7 @@ class TransportChoice:
         self.progress = progress
         self._made: dict[str, Transport] = {}
         self._client: HttpClient | None = None
+        self._clock: CommandDeadline | None = None
 
     @classmethod
     def from_env(
@@ -112,16 +115,22 @@ class TransportChoice:
             progress=progress,
         )
 
+    def _command_deadline(self) -> CommandDeadline:
+        """The deadline the command's downloads and git commands share; it starts with the
+        first transport made (the first ref resolved or file fetched)."""
+        if self._clock is None:
+            from .watchdog import CommandDeadline
+
+            self._clock = CommandDeadline(self.deadline)
+        return self._clock
+
     def _http(self, fix: str | None = None) -> HttpClient:
         if self._client is None:
-            from .http import HttpClient, HttpSettings
+            from .http import UNREACHABLE, HttpClient, HttpSettings
 
             settings = HttpSettings(deadline=self.deadline)
-            self._client = (
-                HttpClient(settings, self.progress)
-                if fix is None
-                else HttpClient(settings, self.progress, fix)
-            )
+            clock = self._command_deadline()
+            self._client = HttpClient(settings, self.progress, fix or UNREACHABLE, clock)
         return self._client
 
     def stop(self) -> None:
@@ -149,7 +158,9 @@ class TransportChoice:
             elif name == "git":
                 from .transports import GitTransport
 
-                self._made[name] = GitTransport(self.cache_dir, self.git_base)
+                self._made[name] = GitTransport(
+                    self.cache_dir, self.git_base, self._command_deadline()
+                )
             else:
                 from .transports import HttpsTransport
 

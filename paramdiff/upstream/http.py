@@ -95,7 +95,9 @@ class HttpClient:
 
     One requests session (and connection pool) per thread: fetch downloads concurrently.
     ``progress`` is told of every wait before a retry (the CLI prints it on stderr);
-    ``unreachable_fix`` is the fix an error names when no connection could be made.
+    ``unreachable_fix`` is the fix an error names when no connection could be made;
+    ``deadline``: the command's, when it also bounds other work (else made with the first
+    download, ``settings.deadline`` seconds).
     """
 
     def __init__(
@@ -103,6 +105,7 @@ class HttpClient:
         settings: HttpSettings | None = None,
         progress: Progress | None = None,
         unreachable_fix: str = UNREACHABLE,
+        deadline: CommandDeadline | None = None,
     ) -> None:
         self.settings = settings or HttpSettings()
         self.progress = progress
@@ -110,7 +113,7 @@ class HttpClient:
         self._local = threading.local()
         self._guard = threading.Lock()
         self._printing = threading.Lock()  # one line at a time from concurrent downloads
-        self._deadline: CommandDeadline | None = None
+        self._deadline = deadline  # shared with the command's git commands, when given
         self._sessions: list[Session] = []
 
     @property
@@ -330,13 +333,18 @@ class HttpClient:
                 f"GET {url} was stopped: another download of this command failed",
                 "see that download's error",
             )
-        seconds = self.settings.deadline
+        seconds = self.deadline.seconds
         return HttpError(
-            f"GET {url} did not finish within its {seconds:g}s deadline",
-            f"the server is stalled or too slow (one {seconds:g}s deadline bounds all the "
-            f"command's downloads together); {AGAIN}, or allow more time: "
-            f"{ENV_DEADLINE}=SECONDS",
+            f"GET {url} did not finish within its {seconds:g}s deadline", too_slow(seconds)
         )
+
+
+def too_slow(seconds: float) -> str:
+    """The fix for a download the deadline stopped."""
+    return (
+        f"the server is stalled or too slow (one {seconds:g}s deadline bounds all the "
+        f"command's downloads together); {AGAIN}, or allow more time: {ENV_DEADLINE}=SECONDS"
+    )
 
 
 def _shown(where: tuple[str, str, int | None]) -> str:
