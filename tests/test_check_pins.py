@@ -186,6 +186,7 @@ def test_an_edited_blueboat_46_commit_fails_check_on_the_real_mirror(
     assert "-> abababababab " in out.stderr and "does not exist at commit abababababab" in (
         out.stderr
     )
+    assert out.stderr.rstrip().endswith("; if sources.lock was edited, restore it from git")
 
 
 def test_a_pin_nobody_reported_on_is_checked_for_its_lock_alone(

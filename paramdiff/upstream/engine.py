@@ -267,7 +267,10 @@ class _Engine:
         try:
             got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
         except FetchError as exc:
-            raise FetchError(f"{where}: {exc.what}", exc.fix) from None
+            fix = exc.fix
+            if locked is not None and getattr(exc, "missing", False):
+                fix = f"{fix}; if {LOCK_FILE} was edited, restore it from git"
+            raise FetchError(f"{where}: {exc.what}", fix) from None
         data = got.data
         digest, blob = sha256_of(data), git_blob_id(data)
         claims = []

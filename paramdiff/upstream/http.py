@@ -46,6 +46,12 @@ class HttpError(FetchError):
     """A download failed or was refused; fetch adds which role, repo, ref and path it was for."""
 
 
+class NotFoundError(HttpError):
+    """HTTP 404: no such file at that URL."""
+
+    missing = True  # fetch adds: if the lock named that commit, was it edited?
+
+
 @dataclass
 class HttpSettings:
     """Bounds on the downloads of one command: timeouts, retries, deadline, size, redirects."""
@@ -244,7 +250,7 @@ class HttpClient:
             return resp
         resp.close()
         if code == 404:
-            raise HttpError(
+            raise NotFoundError(
                 f"HTTP 404 for {url}",
                 "check the repo, commit and path exist upstream (paths are case-sensitive)",
             )

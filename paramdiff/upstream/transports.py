@@ -30,6 +30,12 @@ class TransportError(FetchError):
     """A transport failure; fetch adds which role, repo, ref and path it was for."""
 
 
+class MissingFile(TransportError):
+    """The source has no such path at that commit (or no such commit)."""
+
+    missing = True  # fetch adds: if the lock named that commit, was it edited?
+
+
 @dataclass(frozen=True)
 class Fetched:
     """Bytes from a transport and the digests the source claims for them."""
@@ -244,7 +250,7 @@ class GitTransport:
                     strip_newline_in_stdout=False,
                 )
             except git.GitCommandError:
-                raise TransportError(
+                raise MissingFile(
                     f"{path} does not exist at commit {commit[:12]}",
                     "check the path in sources.yaml against the repository at that commit",
                 ) from None
@@ -433,7 +439,7 @@ class MirrorTransport:
     def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
         info = (self._repo(repo).get("files") or {}).get(commit, {}).get(path)
         if info is None:
-            raise TransportError(
+            raise MissingFile(
                 f"{path} does not exist at commit {commit[:12]} in the mirror",
                 "check the path in sources.yaml against the repository at that commit",
             )
