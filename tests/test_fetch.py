@@ -12,7 +12,17 @@ from typing import Any
 
 import git
 import pytest
-from helpers import C2, HW, M1, build_mirror, run_cli, small_upstream, tree_bytes, unwritable
+from helpers import (
+    C2,
+    HW,
+    M1,
+    build_mirror,
+    gzip_bomb,
+    run_cli,
+    small_upstream,
+    tree_bytes,
+    unwritable,
+)
 
 from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
@@ -169,6 +179,7 @@ def test_gzip_bomb_stops_at_the_locked_size(project: Path, tmp_path: Path, http_
     do_fetch(project, tmp_path / "cache", http_mirror.url)
     before = tree_bytes(project)
     http_mirror.log.clear()
+    gzip_bomb()  # made now, not in the handler: on a loaded machine that outlasted 0.5 s reads
     http_mirror.faults[HW_PATH] = ["bomb"]
     with pytest.raises(FetchError) as err:
         do_fetch(project, tmp_path / "fresh", http_mirror.url)
@@ -185,6 +196,7 @@ def test_without_a_lock_the_manifest_size_is_the_bound(
     project: Path, tmp_path: Path, http_mirror
 ) -> None:
     build_mirror(http_mirror.root, small_upstream())
+    gzip_bomb()  # made before the request (see above)
     http_mirror.faults[HW_PATH] = ["bomb"]
     with pytest.raises(FetchError, match=r"the size the mirror's MANIFEST\.json records"):
         do_fetch(project, tmp_path / "cache", http_mirror.url)
