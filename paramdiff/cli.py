@@ -134,9 +134,13 @@ def _existing_file(text: str) -> Path:
     """A file argument that must exist: a missing one is one Error line naming it."""
     from pathlib import Path
 
+    from .files import missing_file_problem
+
     path = Path(text)
-    if not path.exists():
-        raise UsageError("no such file", "check the path", file=text)
+    problem = missing_file_problem(path)
+    if problem is not None:
+        fix = "point the link at a real file" if "symlink" in problem else "check the path"
+        raise UsageError(problem, fix, file=text)
     if path.is_dir():
         raise UsageError("is a directory, not a file", "name a file", file=text)
     return path
@@ -588,7 +592,10 @@ def show(
         _warn(qgc.warning() if qgc else None)
         _echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
         return
-    _print_comparison(compare([src]), table, None)
+    from .local_meta import categorise_local
+
+    sources, classifier = categorise_local([src])
+    _print_comparison(compare(sources, classifier), table, None)
 
 
 @_command(
@@ -614,7 +621,12 @@ def diff(
 
     if len(files) < 2:
         raise UsageError("give at least two files")
-    comp = compare(local_sources(files, input_format, lenient, include_root))
+    from .local_meta import categorise_local
+
+    sources, classifier = categorise_local(
+        local_sources(files, input_format, lenient, include_root)
+    )
+    comp = compare(sources, classifier)
     names = _print_comparison(comp, table, None)
     # 1: the README's exit code for differences; the table says which
     return 1 if any(comp.rows[n].status.disagrees for n in names) else 0

@@ -150,7 +150,7 @@ def test_a_bug_in_one_download_stops_the_others_and_stays_a_bug(
     config = load_config(project)
     choice = TransportChoice(cache_dir=tmp_path / "c", mirror=http_mirror.url, deadline=60)
 
-    def finder(spec, path, data, cache, sha256):  # type: ignore[no-untyped-def]
+    def finder(spec, path, data):  # type: ignore[no-untyped-def]
         if spec.role == "sitl_models":
             return None  # a bug: None where a list of paths belongs
         return []
@@ -159,7 +159,9 @@ def test_a_bug_in_one_download_stops_the_others_and_stays_a_bug(
     cache = Cache(tmp_path / "c")
     result = at_the_boundary(lambda: fetch_targets(config, targets, cache, choice, includes=finder))
     assert result.exit_code == 3, result.output
-    assert result.stderr.startswith("Error: internal error (")
+    assert result.stderr.startswith(
+        "Error: internal error (TypeError: 'NoneType' object is not iterable)"
+    )
     assert wait_for(lambda: http_mirror.dripping == 0)
 
 
