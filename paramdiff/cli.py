@@ -62,19 +62,15 @@ def _silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-ANSI_CSI = r"\033\[[;?0-9]*[a-zA-Z]"  # a terminal control sequence (colour, cursor, erase)
-
-
 def _write(text: str, err: bool = False) -> None:
     """Write and flush: stdout and stderr keep their order, and a reader that left is
-    noticed here, inside the error boundary, not at exit. As click.echo did, control sequences
-    (from a file's name, say) are dropped from what goes to a file or a pipe."""
-    stream = sys.stderr if err else sys.stdout
-    if "\033" in text and not stream.isatty():
-        import re
+    noticed here, inside the error boundary, not at exit. Control characters (from a file's
+    name, a metadata label, ...) are made visible, to a terminal and a pipe alike
+    (render/safe_text.py)."""
+    from .render.safe_text import visible
 
-        text = re.sub(ANSI_CSI, "", text)
-    stream.write(text)
+    stream = sys.stderr if err else sys.stdout
+    stream.write(visible(text))
     stream.flush()
 
 
@@ -413,8 +409,10 @@ class _Parser(argparse.ArgumentParser):
     one `Error:` line naming the help to read; exit 2."""
 
     def error(self, message: str) -> NoReturn:
+        from .render.safe_text import visible
+
         self.print_usage(sys.stderr)
-        self.exit(2, f"Error: {message} — see '{self.prog} -h'\n")
+        self.exit(2, visible(f"Error: {message} — see '{self.prog} -h'") + "\n")
 
 
 def _parser(prog: str, description: str, **kw: Any) -> argparse.ArgumentParser:
@@ -776,17 +774,17 @@ def review(options: Options, base: str | None, fmt: str, output: Path | None) ->
     needs attention (a stale delta, lock, derived file or report).
     """
     from .errors import DriftError
-    from .files import write_atomic
     from .render.review import render_json, render_markdown
-    from .render.sinks import join_lines
     from .review import review as do_review
+    from .review import review_output
 
+    target = review_output(options, output) if output is not None else None
     result = do_review(options, base)
     lines = render_json(result) if fmt == "json" else render_markdown(result, base)
-    if output is None:
+    if target is None:
         _echo_lines(lines)
     else:
-        write_atomic(output, join_lines(lines).encode())
+        _emit(lines, target, False)
     if result.needs_attention:
         items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
         raise DriftError([a.what for a in items], "see the review")
@@ -812,12 +810,14 @@ def review(options: Options, base: str | None, fmt: str, output: Path | None) ->
 def init(profile: str, derived: str | None, root: Path) -> None:
     """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
 
-    Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
+    Also the CI workflow and a pre-commit configuration where absent, and .gitignore's lines
+    for the files paramdiff leaves. Never overwrites a file.
+    Then: paramdiff fetch && paramdiff derive.
     """
     from .config.starter import starter, write_starter
 
-    for rel in write_starter(root, starter(profile, derived)):
-        _echo(f"{rel} written")
+    for line in write_starter(root, starter(profile, derived)):
+        _echo(line)
     _echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
 
 
