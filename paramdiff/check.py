@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
@@ -29,6 +29,9 @@ from .render.sinks import check_file, join_lines
 from .stages.channels import SOURCES
 from .stages.derive import Derived
 from .stages.validate import ERROR, validate
+
+if TYPE_CHECKING:
+    from .launch.verify import LaunchResult
 
 
 class Located(NamedTuple):
@@ -97,6 +100,7 @@ def check_project(
     pin: str | None,
     models: list[Path],
     annotate: bool = False,
+    launch: str | None = None,
 ) -> Iterator[str]:
     """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
 
@@ -104,8 +108,10 @@ def check_project(
     """
     findings: list[str] = []
     fixes: list[str] = []
+    if launch is not None and profile is None and len(options.config.profiles) > 1:
+        raise UsageError("--launch needs --profile: name the vehicle the launch runs")
     for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models, asked=pin is not None)
+        outcome = run_check(ctx, models, launch, asked=pin is not None)
         where = f"{ctx.profile.name} {ctx.pin}"
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
@@ -138,12 +144,16 @@ def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterato
 
 
 def run_check(
-    ctx: PinContext, models: list[Path] | None = None, asked: bool = True
+    ctx: PinContext,
+    models: list[Path] | None = None,
+    launch: str | None = None,
+    asked: bool = True,
 ) -> CheckOutcome:
     """Every rule for one pin: its lock entries (each locked file verified), then the
-    committed outputs the pin has — its derived file (and what is checked of it) when the
-    derived path is this pin's, its report when the report path is. ``asked``: the pin was
-    named (--pin), so say which outputs belong to another pin."""
+    committed outputs the pin has — its derived file (and what is checked of it: loaders,
+    validate, frame defaults, models, launches) when the derived path is this pin's, its
+    report when the report path is. ``asked``: the pin was named (--pin), so say which
+    outputs belong to another pin."""
     out = CheckOutcome()
     if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
@@ -174,6 +184,10 @@ def run_check(
         _validates(ctx, derived, out)
         _no_unchosen_defaults(ctx, derived, out)
         _models_agree(ctx, derived, models or [], out)
+        if launch is not None:
+            _adhoc_launch(ctx, launch, models or [], out)
+        else:
+            _launches_verified(ctx, out)
     return out
 
 
@@ -203,6 +217,56 @@ def _locked_files_verify(ctx: PinContext, out: CheckOutcome) -> None:
     out.passed.append(
         f"the {len(ctx.specs)} locked file(s) verify (commit, size, sha256, git blob)"
     )
+
+
+def _launch_outcome(
+    result: LaunchResult, out: CheckOutcome, file: str | None, line: int | None = None
+) -> None:
+    where = f"launch {result.name}"
+    for note in result.notes:
+        out.warnings.append(f"{where}: {note}")
+    for f in result.findings:
+        out.fail(f"{where}: {f.text}", f.fix, file, line)
+    for f, a in result.acknowledged:
+        out.passed.append(f"{where}: acknowledged ({a.reason[:60]}…): {f.text[:80]}")
+    if result.passed:
+        rows = ", ".join(f"{r.axis.name} {r.verdict}" for r in result.rows)
+        if result.acknowledged:
+            rows += f" ({len(result.acknowledged)} finding(s) acknowledged)"
+        out.passed.append(
+            f"{where}: {result.launch.text} — {result.backend.name}"
+            + (f" with {result.model}" if result.model else "")
+            + (f"; {rows}" if rows else "")
+        )
+
+
+def _launches_verified(ctx: PinContext, out: CheckOutcome) -> None:
+    """Every declared launch end to end; acknowledgements that match nothing are stale."""
+    if not ctx.profile.launches:
+        return
+    from .launch.verify import stale_acknowledgements
+
+    results = ctx.launch_results
+    lines = {d.name: d.line for d in ctx.profile.launches}
+    for result in results:
+        _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
+    for a in stale_acknowledgements(ctx, results):
+        out.fail(
+            f"{ctx.overlay.file}:{a.line}: acknowledgement of "
+            f"{'launch ' + a.launch if a.launch else 'model ' + (a.model or '')} is stale: no "
+            f"finding is {a.finding!r}"
+            + (f" of the model with sha256 {a.sha256[:12]}…" if a.sha256 else ""),
+            f"re-review it: remove it from {ctx.overlay.file}, or copy the finding and sha256 "
+            "as check prints them now",
+            ctx.overlay.file,
+            a.line,
+        )
+
+
+def _adhoc_launch(ctx: PinContext, text: str, models: list[Path], out: CheckOutcome) -> None:
+    from .launch.verify import adhoc
+
+    _launch_outcome(adhoc(ctx, text, models), out, None)
 
 
 def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:

@@ -721,6 +721,12 @@ def report(pin: PinContext, output: Path | None, check: bool) -> None:
         metavar="FILE",
         help="Also check this Gazebo model's channels against the derived file.",
     ),
+    _arg(
+        "--launch",
+        metavar="CMD",
+        help="Verify this launch command line (sim_vehicle.py ... or the SITL binary's) instead "
+        "of the profile's declared launches: files loaded, physics, pilot sticks.",
+    ),
     _arg("--all-profiles", action="store_true", help=argparse.SUPPRESS),  # the default; old scripts
     _arg(
         "--format",
@@ -736,6 +742,7 @@ def check(
     profile: str | None,
     pin: str | None,
     models: list[Path] | None,
+    launch: str | None,
     all_profiles: bool,
     fmt: str,
 ) -> None:
@@ -748,7 +755,11 @@ def check(
     from .check import check_project
 
     profile = None if all_profiles else profile
-    _echo_lines(check_project(options, profile, pin, list(models or ()), annotate=fmt == "github"))
+    _echo_lines(
+        check_project(
+            options, profile, pin, list(models or ()), annotate=fmt == "github", launch=launch
+        )
+    )
 
 
 @_command(
@@ -826,10 +837,23 @@ def init(profile: str, derived: str | None, root: Path) -> None:
     "layers",
     PIN_CONTEXT,
     _arg("--frame", help="sim_vehicle.py frame (default: the profile's sitl_frame)."),
+    _arg(
+        "--launch",
+        metavar="CMD",
+        help="The stack, physics and pilot-input test of this launch command line.",
+    ),
     _arg("files", nargs="*", type=_existing_file, metavar="FILE", help="Files SITL loads."),
 )
-def layers(pin: PinContext, frame: str | None, files: list[Path]) -> None:
+def layers(pin: PinContext, frame: str | None, launch: str | None, files: list[Path]) -> None:
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
+    if launch is not None:
+        from .launch.verify import adhoc
+        from .render.launch import launch_text
+
+        if frame or files:
+            raise UsageError("--launch names the files and the frame; drop --frame and FILEs")
+        _echo_lines(launch_text(adhoc(pin, launch, [])))
+        return
     from .render.layers import render_layers
 
     _echo_lines(render_layers(*pin.layers(frame, list(files)), pin.metadata))
