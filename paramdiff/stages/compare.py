@@ -7,6 +7,7 @@ from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..errors import UsageError, quote
 from ..model.metadata import Metadata
 from ..model.params import Diagnostic, Fact, Param
 from ..model.source import Source
@@ -109,6 +110,7 @@ class Comparison:
         facts: list[tuple[str, Fact]] | None = None,
         warnings: list[tuple[str, Diagnostic]] | None = None,
         renames: dict[str, Pairing] | None = None,  # row name (the new one) -> pair
+        categories: tuple[str, ...] = (),  # every category a row can have (none: no rules)
     ) -> None:
         self.sources = sources
         self.rows = rows
@@ -117,6 +119,7 @@ class Comparison:
         self.facts = [] if facts is None else facts
         self.warnings = [] if warnings is None else warnings
         self.renames = {} if renames is None else renames
+        self.categories = categories
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -329,12 +332,29 @@ def compare(
     facts = [(s.role, f) for s in sources for f in s.file.facts]
     warnings = [(s.role, w) for s in sources for w in s.file.warnings]
     pairs = pair_renames(sources, renames)
-    comp = Comparison(sources, {}, params, meta, facts, warnings, pairs)
+    categories = classifier.names if classifier else ()
+    comp = Comparison(sources, {}, params, meta, facts, warnings, pairs, categories)
     old_names = {p.rename.old for p in pairs.values()}
     rows = _RowMaker(comp, classifier)
     for name in sorted(set().union(*(s.file.params for s in sources)) - old_names):
         comp.rows[name] = rows.row(name)
     return comp
+
+
+def check_categories(comp: Comparison, categories: tuple[str, ...]) -> None:
+    """Refuse a category no row of ``comp`` can be in, naming those it can."""
+    unknown = [c for c in categories if c not in comp.categories]
+    if not unknown:
+        return
+    if not comp.categories:
+        raise UsageError(
+            f"--category {unknown[0]}: these rows have no categories (the category rules are "
+            "a project's, in sources.yaml)",
+            "select rows with --param GLOB instead",
+        )
+    raise UsageError(
+        f"unknown category '{quote(unknown[0])}'", f"use one of: {', '.join(comp.categories)}"
+    )
 
 
 # --------------------------------------------------------------------------- rendering
@@ -346,6 +366,9 @@ def select(
     categories: tuple[str, ...] = (),
     params: tuple[str, ...] = (),
 ) -> list[str]:
+    """The names of the rows to show. A category the table cannot have is a usage error
+    listing those it can (a typo must not read as "0 parameters shown")."""
+    check_categories(comp, categories)
     names = []
     for name, (st, cat, _) in comp.rows.items():
         if only_differences and st.verdict is Verdict.SAME:  # renamed rows that agree too

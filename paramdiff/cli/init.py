@@ -1,0 +1,53 @@
+"""`paramdiff init`: start a project from a profile paramdiff ships."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from click.shell_completion import CompletionItem
+
+from ..config.starter import shipped_descriptions, starter, write_starter
+from . import options as opt
+
+
+class InitCommand(click.Command):
+    """init's help ends with the profiles paramdiff ships (read from its package data when
+    the help is shown, not when the module loads)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Profiles paramdiff ships"):
+            formatter.write_dl(list(shipped_descriptions().items()))
+        super().format_epilog(ctx, formatter)
+
+
+def _complete_profile(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    return [CompletionItem(n) for n in shipped_descriptions() if n.startswith(incomplete)]
+
+
+@click.command("init", cls=InitCommand)
+@click.argument("profile", metavar="PROFILE", shell_complete=_complete_profile)
+@click.option(
+    "--derived",
+    metavar="PATH",
+    help="Where the derived file goes in this repository (default: the profile's own path).",
+)
+@click.option(
+    "--root",
+    type=opt.Directory("--root"),
+    default=".",
+    show_default=True,
+    metavar="DIR",
+    help="Repository root to write sources.yaml in.",
+)
+def init(profile: str, derived: str | None, root: Path) -> None:
+    """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
+
+    PROFILE is one of those listed below. Never overwrites a file. Then: paramdiff fetch &&
+    paramdiff derive.
+    """
+    for rel in write_starter(root, starter(profile, derived)):
+        click.echo(f"{rel} written")
+    click.echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
