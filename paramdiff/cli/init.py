@@ -17,8 +17,12 @@ class InitCommand(click.Command):
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Profiles paramdiff ships"):
-            formatter.write_dl(list(shipped_descriptions().items()))
+            formatter.write_dl([(n, _first_sentence(d)) for n, d in shipped_descriptions().items()])
         super().format_epilog(ctx, formatter)
+
+
+def _first_sentence(text: str) -> str:
+    return text.split(". ", 1)[0].rstrip(".")
 
 
 def _complete_profile(
