@@ -13,14 +13,15 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import click
-from click.shell_completion import CompletionItem
 
 from ..errors import UsageError
-from ..project import Options, PinContext
 from ..stages.compare import FORMATS as TABLE_FORMATS
+
+if TYPE_CHECKING:
+    from ..project import Options, PinContext
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -28,13 +29,12 @@ Decorator = Callable[[F], F]
 # --------------------------------------------------------------------------- value types
 
 
-class Directory(click.ParamType):
+class Directory(click.Path):
     """A directory option's value: a path that, if it exists, is not a regular file (one
-    Error line naming it, not click's usage)."""
-
-    name = "directory"
+    Error line naming it, not click's usage). Completes as a directory."""
 
     def __init__(self, label: str) -> None:
+        super().__init__(file_okay=False, path_type=Path)
         self.label = label  # how the refusal names the option (and its variable)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
@@ -44,16 +44,13 @@ class Directory(click.ParamType):
             )
         return Path(value)
 
-    def shell_complete(
-        self, ctx: click.Context, param: click.Parameter, incomplete: str
-    ) -> list[CompletionItem]:
-        return [CompletionItem(incomplete, type="dir")]
 
+class ExistingFile(click.Path):
+    """A file argument that must exist: a missing one, or a directory, is one Error line.
+    Completes as a file."""
 
-class ExistingFile(click.ParamType):
-    """A file argument that must exist: a missing one, or a directory, is one Error line."""
-
-    name = "file"
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
@@ -62,11 +59,6 @@ class ExistingFile(click.ParamType):
         if path.is_dir():
             raise UsageError("is a directory, not a file", "name a file", file=str(value))
         return path
-
-    def shell_complete(
-        self, ctx: click.Context, param: click.Parameter, incomplete: str
-    ) -> list[CompletionItem]:
-        return [CompletionItem(incomplete, type="file")]
 
 
 class OutputFile(ExistingFile):
@@ -145,8 +137,17 @@ _LOCATION = [
 ]
 _LOCATION_KEYS = ["root", "cache_dir", "mirror", "transport", "git_base", "offline"]
 
+
+def _options(**location: Any) -> Options:
+    # project.py (and sources.yaml's readers) are imported when a command builds its options,
+    # not with this module: diff and show, which share it, never read a project (~5 ms).
+    from ..project import Options
+
+    return Options(**location)
+
+
 # --root, --cache-dir, --mirror, --transport, --git-base, --offline: ``options: Options``
-location = _gathered(_LOCATION, "options", Options, _LOCATION_KEYS)
+location = _gathered(_LOCATION, "options", _options, _LOCATION_KEYS)
 
 PROFILE_HELP = "Vehicle profile (default: the first in sources.yaml)."
 PIN_HELP = "Pin to use (default: the profile's default_pin)."
@@ -162,10 +163,10 @@ def pin(help: str = PIN_HELP) -> Callable[[F], F]:
     return click.option("--pin", metavar="PIN", help=help)
 
 
-def _pin_context(
-    profile: str | None, pin: str | None, **location: Any
-) -> PinContext:  # the three in the order the help lists them
-    return PinContext(Options(**location), profile, pin)
+def _pin_context(profile: str | None, pin: str | None, **location: Any) -> PinContext:
+    from ..project import PinContext  # see _options
+
+    return PinContext(_options(**location), profile, pin)
 
 
 # the location options, --profile and --pin: ``pin: PinContext``
