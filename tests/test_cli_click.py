@@ -13,7 +13,16 @@ from typing import NamedTuple
 import click
 import pytest
 from click.testing import CliRunner
-from helpers import FIXTURES, ROOT
+from helpers import (
+    FIXTURES,
+    OVERLAY_YAML,
+    ROOT,
+    SOURCES_YAML,
+    build_mirror,
+    location_args,
+    run_cli,
+    small_upstream,
+)
 
 from paramdiff.cli import main
 from paramdiff.cli.app import COMMANDS, paramdiff
@@ -38,6 +47,23 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> Run:
         code = main(list(args))
         out, err = streams[0].getvalue().decode(), streams[1].getvalue().decode()
     return Run(code, out, err)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """conftest's ``derived`` project (fetched, derived, reported), made once for the tests
+    here that only read it."""
+    tmp = tmp_path_factory.mktemp("built")
+    root = tmp / "project"
+    (root / "overlays").mkdir(parents=True)
+    (root / "sources.yaml").write_text(SOURCES_YAML)
+    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
+    build_mirror(tmp / "mirror", small_upstream())
+    loc = location_args(root, tmp / "c", tmp / "mirror")
+    for command in ("fetch", "derive", "report"):
+        result = run_cli([command, *loc])
+        assert result.exit_code == 0, result.output
+    return root, loc
 
 
 # --------------------------------------------------------------------------- the group
@@ -169,8 +195,8 @@ def test_at_least_two_files_says_how() -> None:
 # ----------------------------------------------------------------- known sets (#19 item 10)
 
 
-def test_an_unknown_category_lists_the_categories(derived: tuple[Path, list[str]]) -> None:
-    _, loc = derived
+def test_an_unknown_category_lists_the_categories(built: tuple[Path, list[str]]) -> None:
+    _, loc = built
     for command in (["compare", "three-way"], ["compare", "pins", "1.0", "1.0"]):
         assert invoke(*command, *loc, "--category", "vehicles") == Run(
             2,
@@ -204,6 +230,38 @@ def test_select_refuses_a_category_the_rules_cannot_give() -> None:
         Exception, match=r"unknown category 'boards' — use one of: board, sim, other"
     ):
         select(comp, categories=("board", "boards"))
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (
+            ["compare", "three-way", "--profile", "nope"],
+            "Error: no profile 'nope' in sources.yaml — use one of: boat",
+        ),
+        (
+            ["derive", "--pin", "nope"],
+            "Error: profile 'boat' has no pin 'nope' — use one of: 1.0, or add the pin to "
+            "sources.yaml",
+        ),
+        (
+            ["compare", "pins", "1.0", "1.0", "--role", "nope"],
+            "Error: pin '1.0' of profile 'boat' has no role 'nope' — add it to sources.yaml or "
+            "use one of: hardware, sitl, sitl_models, calibration",
+        ),
+        (
+            ["history", "X", "--role", "nope"],
+            "Error: pin '1.0' of profile 'boat' has no role 'nope' — add it to sources.yaml or "
+            "use one of: hardware, sitl, sitl_models, calibration",
+        ),
+    ],
+)
+def test_a_value_outside_a_projects_set_lists_the_set(
+    built: tuple[Path, list[str]], args: list[str], error: str
+) -> None:
+    """Profiles, pins and roles come from sources.yaml: the library checks them."""
+    _, loc = built
+    assert invoke(*args, *loc) == Run(2, "", error + "\n")
 
 
 @pytest.mark.parametrize(
@@ -257,20 +315,20 @@ def _closed(fds: str, *args: str, cwd: Path | None = None) -> subprocess.Complet
     ],
 )
 def test_a_closed_stdout_is_a_reader_that_left(
-    derived: tuple[Path, list[str]], args: list[str]
+    built: tuple[Path, list[str]], args: list[str]
 ) -> None:
     """Before: exit 3, "'NoneType' object has no attribute 'write'". Now: 141, as `| head`
     that left, and nothing on stderr."""
-    _, loc = derived
+    _, loc = built
     project_args = loc if args[0] in ("compare", "check", "derive") else []
     done = _closed(">&-", *args, *project_args)
     assert (done.returncode, done.stderr) == (141, b"")
 
 
 def test_a_closed_stdout_does_not_stop_a_command_that_writes_a_file(
-    derived: tuple[Path, list[str]], tmp_path: Path
+    built: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
-    _, loc = derived
+    _, loc = built
     target = tmp_path / "out.params"
     done = _closed(">&-", "derive", *loc, "-o", str(target))
     assert (done.returncode, done.stderr) == (0, f"{target} written\n".encode())
