@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from ..project import Options, PinContext
 
 F = TypeVar("F", bound=Callable[..., Any])
-Decorator = Callable[[F], F]
 
 # --------------------------------------------------------------------------- value types
 
@@ -61,8 +60,12 @@ class ExistingFile(click.Path):
         return path
 
 
-class OutputFile(ExistingFile):
-    """-o: a file to write ('-' for stdout); a directory is refused in one Error line."""
+class OutputFile(click.Path):
+    """-o: a file to write ('-' for stdout); a directory is refused in one Error line.
+    Completes as a file."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, allow_dash=True, path_type=Path)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
