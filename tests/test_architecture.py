@@ -172,13 +172,3 @@ def test_diff_of_two_files_imports_no_cache_and_no_sdf_reader(tmp_path: Path) ->
     modules = imported_by("diff", str(a), str(b), cwd=tmp_path)
     assert "paramdiff.stages.renames" in modules  # it paired the renamed stream rate
     assert loaded(modules, DIFF_NEVER) == []
-
-
-def test_a_warm_check_parses_no_xml(derived: tuple[Path, list[str]]) -> None:
-    """The report kept what the model check reads of each model beside its cached bytes
-    (upstream/parsed.py): `check` and `report --check` read those, and import no XML parser."""
-    project, loc = derived
-    for args in (["check"], ["report", "--check"], ["compare", "three-way"]):
-        modules = imported_by(*args, *loc, cwd=project)
-        assert "paramdiff.stages.geometry" in modules or args[0] == "compare", args
-        assert loaded(modules, ("xml", "defusedxml", "pyexpat")) == [], args

@@ -212,8 +212,9 @@ def test_a_category_on_local_files_says_they_have_none() -> None:
     assert invoke("diff", HW, SITL, "--category", "vehicle") == Run(
         2,
         "",
-        "Error: --category vehicle: these rows have no categories (the category rules are a "
-        "project's, in sources.yaml) — select rows with --param GLOB instead\n",
+        "Error: --category vehicle: these rows are uncategorised (a local file is categorised "
+        "only by a project here whose cache holds its firmware's metadata) — select rows with "
+        "--param GLOB instead\n",
     )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
+from ..local_meta import categorise_local
 from ..parse.local import local_sources
 from ..stages.compare import compare
 from . import options as opt
@@ -32,7 +33,10 @@ def diff(
         raise UsageError(
             "give at least two files", "name two or more, e.g. paramdiff diff A.params B.params"
         )
-    comp = compare(local_sources(list(files), input_format, lenient, include_root))
+    sources, classifier = categorise_local(
+        local_sources(list(files), input_format, lenient, include_root)
+    )
+    comp = compare(sources, classifier)
     names = print_comparison(comp, table, None)
     # 1: the README's exit code for differences; the table says which
     return 1 if any(comp.rows[n].status.disagrees for n in names) else 0

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import click
 
 from ..errors import UsageError
+from ..files import missing_file_problem
 from ..stages.compare import FORMATS as TABLE_FORMATS
 
 if TYPE_CHECKING:
@@ -53,8 +54,10 @@ class ExistingFile(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
-        if not path.exists():
-            raise UsageError("no such file", "check the path", file=str(value))
+        problem = missing_file_problem(path)
+        if problem is not None:
+            fix = "point the link at a real file" if "symlink" in problem else "check the path"
+            raise UsageError(problem, fix, file=str(value))
         if path.is_dir():
             raise UsageError("is a directory, not a file", "name a file", file=str(value))
         return path
@@ -223,7 +226,8 @@ table = _gathered(
 # What a table's cells mean, for the epilog of every command that prints one.
 TABLE_LEGEND = (
     "In the table: — the file could set this parameter but does not; n/r: not representable, "
-    "the file cannot express this parameter (a Gazebo model sets only what its plugin reads)."
+    "the file cannot express this parameter (a Gazebo model sets only what its plugin reads); "
+    "[RO] after a value: set with @READONLY (ArduPilot then refuses to change it)."
 )
 
 # --------------------------------------------------------------------------- local files

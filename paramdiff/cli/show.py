@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..local_meta import categorise_local
 from ..model.mavtypes import qgc_types
 from ..parse.local import local_source
 from ..parse.params import write_rows
@@ -40,4 +41,5 @@ def show(
         warn(qgc.warning() if qgc else None)
         echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
         return
-    print_comparison(compare([src]), table, None)
+    sources, classifier = categorise_local([src])
+    print_comparison(compare(sources, classifier), table, None)

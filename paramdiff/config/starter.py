@@ -21,6 +21,8 @@ from ..errors import ConfigError, ParamdiffError
 from ..files import project_path, write_atomic
 from .overlay import parse_overlay
 from .sources import SOURCES_FILE, Config, parse_config
+from .yaml12 import Dumper
+from .yamlfile import load_yaml
 
 HEADER = """\
 # sources.yaml — which upstream files describe the vehicle, per pin; written by
@@ -74,7 +76,7 @@ def starter(profile: str, derived: str | None) -> Starter:
             f"paramdiff's profile '{profile}' has no overlay to start from",
             "choose a profile with an overlay",
         )
-    raw = yaml.safe_load(shipped(SOURCES_FILE))  # the same document, checked just above
+    raw = load_yaml(shipped(SOURCES_FILE), SOURCES_FILE).data  # the document checked above
     prof: dict[str, Any] = dict(raw["profiles"][profile])
     if derived is not None:
         _check_relative(derived)
@@ -87,8 +89,8 @@ def starter(profile: str, derived: str | None) -> Starter:
     # Models kept in this repository do not exist in another one; pinned roles travel.
     prof["target_models"] = [t for t in chosen.target_models if t in roles]
     doc = {"version": 1, "categories": raw.get("categories") or [], "profiles": {profile: prof}}
-    text = HEADER.format(profile=profile) + yaml.safe_dump(
-        doc, sort_keys=False, allow_unicode=True, width=100
+    text = HEADER.format(profile=profile) + yaml.dump(
+        doc, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100
     )
     data = text.encode()
     parse_config(data, SOURCES_FILE, Path("."))  # what we write, paramdiff reads

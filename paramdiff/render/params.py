@@ -21,6 +21,7 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
@@ -104,18 +105,14 @@ def _where(ln: Line, base: Source) -> tuple[str, int]:
     return rel, ln.shipped.line
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(slots=True)
 class _Run:
     """Parameter lines from consecutive lines of one file: ``# role[:file]:first-last``."""
 
-    __slots__ = ("file", "first", "last", "role")
-
-    def __init__(self, role: str, file: str, first: int, last: int) -> None:
-        self.role = role
-        self.file = file
-        self.first = first
-        self.last = last
+    role: str
+    file: str
+    first: int
+    last: int
 
     def label(self) -> str:
         where = f"{self.file}:" if self.file else ""
@@ -207,6 +204,14 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
             for r, ps in d.excluded.items()
         )
         yield f"Left out on purpose: {left}; see the report."
+    read_only = [ln.name for ln in d.lines if ln.shipped is not None and ln.shipped.read_only]
+    if read_only:
+        # MAVProxy and Mission Planner before 1.3.75 skip a line of three fields (see
+        # parse/loaders.py), so the flag is named here and never written on the line.
+        yield (
+            f"Read-only in the shipped file (NAME VALUE @READONLY; written here as NAME VALUE, "
+            f"which every loader reads): {', '.join(read_only)}."
+        )
     yield ""
     yield from _loading(d)
 
@@ -313,7 +318,8 @@ def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
 
 
 # Compiled by read_provenance (re's cache): `derive` never reads its provenance back.
-_RUN_RE = r"# (\w+):(?:(.+):)?(\d+)(?:-(\d+))?$"
+# (at most 9 digits: a longer "line number" is no run header, and int() of 5,000 digits raised)
+_RUN_RE = r"# (\w+):(?:(.+):)?(\d{1,9})(?:-(\d{1,9}))?$"
 _DELTA_RE = r"# DELTA (overlay:\d+):"
 _PARAM_RE = r"([A-Z][A-Z_0-9]*)[ ,]"
 

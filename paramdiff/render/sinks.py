@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import DriftError, UsageError
+from ..errors import DriftError, InputError, UsageError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 
 
@@ -91,5 +91,14 @@ def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[tuple[st
             raise DriftError([f"{output.label} is out of date"], f"run: {output.fix}")
         yield f"{output.label} is up to date\n", True
         return
-    written = write_atomic(output.path, join_lines(lines).encode())
+    data = join_lines(lines).encode()
+    if len(data) > TEXT_LIMIT:
+        # `check` reads a committed derived file or report back under TEXT_LIMIT: never write
+        # what it would then refuse.
+        raise InputError(
+            f"would be {len(data)} bytes, over the {TEXT_LIMIT}-byte limit paramdiff reads back",
+            "shorten what makes it long (the overlay's reasons, the parameters it carries)",
+            file=output.label,
+        )
+    written = write_atomic(output.path, data)
     yield f"{output.label} {'written' if written else 'unchanged'}\n", True

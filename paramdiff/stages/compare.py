@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import UsageError, quote
 from ..model.metadata import Metadata
-from ..model.params import Diagnostic, Fact, Param
+from ..model.params import READ_ONLY_MARK, Diagnostic, Fact, Param
 from ..model.source import Source
 from ..model.values import format_value, same_value
 from .classify import Classifier
 from .renames import Pairing, Rename, pair_renames
+
+# The category of a row no classifier placed (a local file whose firmware's metadata is not
+# in this project's cache: see local_meta.py), said as such rather than left blank.
+UNCATEGORISED = "uncategorised"
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,8 +36,6 @@ class Verdict(Enum):
 SHORT_STATUS_ROLES = 8
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
 class Status:
     """A row's verdict and the roles it names; its text is what tables and CSV show. Equal
     and hashed by verdict, roles and renamed."""
@@ -98,28 +101,18 @@ class Row(NamedTuple):
     display_name: str
 
 
+@dataclass(eq=False)  # no slots: ``frame`` is a cached_property
 class Comparison:
     """The aligned table of several sources: one row per name, with provenance."""
 
-    def __init__(
-        self,
-        sources: list[Source],
-        rows: dict[str, Row],  # every name any source has, sorted
-        params: dict[str, dict[str, Param]],  # role -> name -> row, for provenance
-        metadata: Metadata | None,
-        facts: list[tuple[str, Fact]] | None = None,
-        warnings: list[tuple[str, Diagnostic]] | None = None,
-        renames: dict[str, Pairing] | None = None,  # row name (the new one) -> pair
-        categories: tuple[str, ...] = (),  # every category a row can have (none: no rules)
-    ) -> None:
-        self.sources = sources
-        self.rows = rows
-        self.params = params
-        self.metadata = metadata
-        self.facts = [] if facts is None else facts
-        self.warnings = [] if warnings is None else warnings
-        self.renames = {} if renames is None else renames
-        self.categories = categories
+    sources: list[Source]
+    rows: dict[str, Row]  # every name any source has, sorted
+    params: dict[str, dict[str, Param]]  # role -> name -> row, for provenance
+    metadata: Metadata | None
+    facts: list[tuple[str, Fact]] = field(default_factory=list)
+    warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
+    renames: dict[str, Pairing] = field(default_factory=dict)  # row name (the new one) -> pair
+    categories: tuple[str, ...] = (UNCATEGORISED,)  # every category a row can have
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -202,6 +195,8 @@ class Comparison:
             return ABSENT if self._by_role[role].file.can_represent(name) else NR
         meta = self._meta_by_role[role]
         text = meta.label(param.name, param.value) if meta else format_value(param.value)
+        if param.read_only:
+            text += READ_ONLY_MARK
         if pairing is None or param.name == name or pairing.rename.conversion.identity:
             return text
         converted = pairing.rename.conversion.apply(
@@ -311,7 +306,7 @@ class _RowMaker:
                 break
         return Row(
             self.status(verdict, roles, renamed),
-            self.classify(name)[0] if self.classify else "",
+            self.classify(name)[0] if self.classify else UNCATEGORISED,
             shown or "",
         )
 
@@ -332,7 +327,7 @@ def compare(
     facts = [(s.role, f) for s in sources for f in s.file.facts]
     warnings = [(s.role, w) for s in sources for w in s.file.warnings]
     pairs = pair_renames(sources, renames)
-    categories = classifier.names if classifier else ()
+    categories = classifier.names if classifier else (UNCATEGORISED,)
     comp = Comparison(sources, {}, params, meta, facts, warnings, pairs, categories)
     old_names = {p.rename.old for p in pairs.values()}
     rows = _RowMaker(comp, classifier)
@@ -346,10 +341,10 @@ def check_categories(comp: Comparison, categories: tuple[str, ...]) -> None:
     unknown = [c for c in categories if c not in comp.categories]
     if not unknown:
         return
-    if not comp.categories:
+    if comp.categories == (UNCATEGORISED,):
         raise UsageError(
-            f"--category {unknown[0]}: these rows have no categories (the category rules are "
-            "a project's, in sources.yaml)",
+            f"--category {quote(unknown[0])}: these rows are {UNCATEGORISED} (a local file is "
+            "categorised only by a project here whose cache holds its firmware's metadata)",
             "select rows with --param GLOB instead",
         )
     raise UsageError(
