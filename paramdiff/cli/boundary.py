@@ -18,6 +18,7 @@ from contextlib import contextmanager
 import click
 
 from ..errors import INTERNAL_ERROR_EXIT, ParamdiffError, internal_error_line
+from ..render.safe_text import visible
 
 READER_LEFT_EXIT = 141  # 128 + SIGPIPE, as a shell reports `cat big | head`
 INTERRUPTED_EXIT = 130  # 128 + SIGINT
@@ -50,6 +51,11 @@ class MissingCommand(click.UsageError):
         super().__init__("name a command", ctx)
 
 
+def _say(text: str) -> None:
+    """One line on stderr, control characters made visible (render/safe_text.py)."""
+    click.echo(visible(text), err=True)
+
+
 def guarded(run: Callable[[], int | None]) -> int:
     """Run ``run`` inside the one error boundary; returns the exit code."""
     try:
@@ -59,35 +65,35 @@ def guarded(run: Callable[[], int | None]) -> int:
             raise exc.original from None
     except ParamdiffError as exc:
         for line in getattr(exc, "details", ()):  # a check's findings, then one Error line
-            click.echo(line, err=True)
-        click.echo(f"Error: {exc}", err=True)
+            _say(line)
+        _say(f"Error: {exc}")
         return exc.exit_code
     except click.UsageError as exc:  # click's: the usage (or a group's help), one Error line
         return _usage_error(exc)
     except click.ClickException as exc:
-        click.echo(f"Error: {exc.format_message()}", err=True)
+        _say(f"Error: {exc.format_message()}")
         return exc.exit_code
     except BrokenPipeError:  # the reader left (`| head`): stop quietly, as cat would
         _silence_stdout()
         return READER_LEFT_EXIT
     except OSError as exc:  # a file boundary the library did not name itself
         where = f"{exc.filename}: " if exc.filename else ""
-        click.echo(f"Error: {where}{exc.strerror or exc} — check the path", err=True)
+        _say(f"Error: {where}{exc.strerror or exc} — check the path")
         return USAGE_EXIT
     except (KeyboardInterrupt, click.Abort):  # Abort: click's word for an interrupt
-        click.echo("Error: interrupted", err=True)
+        _say("Error: interrupted")
         return INTERRUPTED_EXIT
     except Exception as exc:  # a bug: never exit 1, which means "drift found"
-        click.echo(internal_error_line(exc), err=True)
+        _say(internal_error_line(exc))
         return INTERNAL_ERROR_EXIT
 
 
 def _usage_error(exc: click.UsageError) -> int:
     ctx = exc.ctx
     if ctx is not None:
-        click.echo(ctx.get_help() if isinstance(exc, MissingCommand) else ctx.get_usage(), err=True)
+        _say(ctx.get_help() if isinstance(exc, MissingCommand) else ctx.get_usage())
     prog = ctx.command_path if ctx is not None else "paramdiff"
-    click.echo(f"Error: {exc.format_message()} — see '{prog} --help'", err=True)
+    _say(f"Error: {exc.format_message()} — see '{prog} --help'")
     return USAGE_EXIT
 
 

@@ -8,7 +8,9 @@ import click
 from click.shell_completion import CompletionItem
 
 from ..config.starter import shipped_descriptions, starter, write_starter
+from ..render.safe_text import visible
 from . import options as opt
+from .output import echo
 
 
 class InitCommand(click.Command):
@@ -17,7 +19,8 @@ class InitCommand(click.Command):
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Profiles paramdiff ships"):
-            formatter.write_dl([(n, _first_sentence(d)) for n, d in shipped_descriptions().items()])
+            rows = [(n, visible(_first_sentence(d))) for n, d in shipped_descriptions().items()]
+            formatter.write_dl(rows)
         super().format_epilog(ctx, formatter)
 
 
@@ -49,9 +52,10 @@ def _complete_profile(
 def init(profile: str, derived: str | None, root: Path) -> None:
     """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
 
-    PROFILE is one of those listed below. Never overwrites a file. Then: paramdiff fetch &&
-    paramdiff derive.
+    PROFILE is one of those listed below. Also the CI workflow and a pre-commit configuration
+    where absent, and .gitignore's lines for the files paramdiff leaves. Never overwrites a
+    file. Then: paramdiff fetch && paramdiff derive.
     """
-    for rel in write_starter(root, starter(profile, derived)):
-        click.echo(f"{rel} written")
-    click.echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
+    for line in write_starter(root, starter(profile, derived)):
+        echo(line)
+    echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")

@@ -1,6 +1,6 @@
 """Where a command's lines go: click.echo (flushed, so stdout and stderr keep their order and
-a reader that left is noticed inside the error boundary; terminal control sequences dropped
-when the stream is not a terminal), the file sinks, warnings on stderr."""
+a reader that left is noticed inside the error boundary), with control characters made visible
+to a terminal and a pipe alike (render/safe_text.py); the file sinks; warnings on stderr."""
 
 from __future__ import annotations
 
@@ -8,9 +8,15 @@ from collections.abc import Iterable
 
 import click
 
+from ..render.safe_text import visible
 from ..render.sinks import Output, emit
 
 ECHO_BATCH = 1 << 16  # characters per write: click.echo flushes on every call
+
+
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """One write of ``text`` (a control character in it shows as its escape, ``\\x1b``)."""
+    click.echo(visible(text), err=err, nl=nl)
 
 
 def echo_lines(lines: Iterable[str]) -> None:
@@ -24,22 +30,22 @@ def echo_lines(lines: Iterable[str]) -> None:
             batch.append(line)
             size += len(line) + 1
             if size >= ECHO_BATCH:
-                click.echo("\n".join(batch))
+                echo("\n".join(batch))
                 batch.clear()
                 size = 0
     finally:
         if batch:
-            click.echo("\n".join(batch))
+            echo("\n".join(batch))
 
 
 def warn(message: str | None) -> None:
     """A warning on stderr, so it never mixes with output written to stdout."""
     if message:
-        click.echo(f"warning: {message}", err=True)
+        echo(f"warning: {message}", err=True)
 
 
 def write_output(lines: Iterable[str], output: Output, check: bool) -> None:
     """The one sink switch: stdout, --check against a file, or an atomic write; status lines
     ("… written") go to stderr."""
     for text, status in emit(lines, output, check):
-        click.echo(text, err=status, nl=False)
+        echo(text, err=status, nl=False)

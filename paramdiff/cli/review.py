@@ -7,13 +7,12 @@ from pathlib import Path
 import click
 
 from ..errors import DriftError
-from ..files import write_atomic
 from ..project import Options
 from ..render.review import render_json, render_markdown
-from ..render.sinks import join_lines
 from ..review import review as review_since
+from ..review import review_output
 from . import options as opt
-from .output import echo_lines
+from .output import echo_lines, write_output
 
 
 @click.command("review")
@@ -35,12 +34,13 @@ def review(options: Options, base: str | None, fmt: str, output: Path | None) ->
     stale, derived lines changed with their reasons, reboots needed. Exit 1 when something
     needs attention (a stale delta, lock, derived file or report).
     """
+    target = review_output(options, output) if output is not None else None
     result = review_since(options, base)
     lines = render_json(result) if fmt == "json" else render_markdown(result, base)
-    if output is None or str(output) == "-":
+    if target is None:
         echo_lines(lines)
     else:
-        write_atomic(output, join_lines(lines).encode())
+        write_output(lines, target, False)
     if result.needs_attention:
         items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
         raise DriftError([a.what for a in items], "see the review")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,6 +30,7 @@ from ..model.values import format_value
 from ..parse.loaders import LOADERS, disagreements
 from ..parse.params import write_rows
 from ..stages.derive import DERIVE_FORMATS, Derived, Line
+from .safe_text import visible
 from .sinks import join_lines
 
 if TYPE_CHECKING:
@@ -43,10 +43,11 @@ _BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _printable(text: str) -> str:
-    """``text`` with every other control character (tab, NUL, ...) as a space."""
+    """``text`` with a tab as a space and every other control character made visible
+    (``\\x1b``; render/safe_text.py), before it is wrapped: the escapes count in the 98 bytes."""
     if text.isprintable():  # no Cc/Cf character at all (nearly every text): nothing to replace
         return text
-    return "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
+    return visible(text.replace("\t", " "))
 
 
 def _fit(word: str, room: int) -> tuple[str, str]:
