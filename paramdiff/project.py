@@ -22,6 +22,7 @@ from .model.source import Source
 if TYPE_CHECKING:
     from .config.lock import Lock, LockEntry
     from .config.overlay import Overlay
+    from .launch.verify import LaunchResult
     from .outputs import ProjectFiles
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
@@ -415,17 +416,25 @@ class PinContext:
                 use = "categories"
             elif frames:
                 use = f"frame defaults, {' and '.join(frames)}"
+            elif role in self._launch_roles:
+                use = "launch defaults"
             else:
                 use = "checked" if role in profile.target_models else "compared"
             parsed = spec.format in PARAM_FORMATS
             yield use, self.source(role) if parsed else self.source_meta(role)
 
     @cached_property
+    def _launch_roles(self) -> set[str]:
+        from .parse.launch import launch_roles
+
+        return launch_roles(self.specs, [d.command for d in self.profile.launches])
+
+    @cached_property
     def derived(self) -> Derived:
         from .stages.derive import build
 
         overlay = self.overlay
-        return build(
+        derived = build(
             self.source(overlay.base),
             overlay,
             self.classifier(),
@@ -433,6 +442,22 @@ class PinContext:
             self.frame_defaults(),
             self.derive_target(),
         )
+        if self.profile.launches:
+            # The header's "Load it with" line: the first declared launch check verifies.
+            from .render.launch import load_line
+
+            derived.launches_declared = True
+            derived.load_with = load_line(self, derived)
+        return derived
+
+    @cached_property
+    def launch_results(self) -> list[LaunchResult]:
+        """Every declared launch verified against the derived file as read back."""
+        if not self.profile.launches:
+            return []
+        from .launch.verify import verify_declared
+
+        return verify_declared(self, self.derived_source)
 
     @cached_property
     def derived_lines(self) -> list[str]:
@@ -537,6 +562,7 @@ class PinContext:
             model.geometry,
             self.metadata,
             self.metadata_by_firmware,
+            self.launch_results,
         )
 
     # -- what the commands write, and where

@@ -24,6 +24,12 @@ from .output import echo_lines
     metavar="FILE",
     help="Also check this Gazebo model's channels against the derived file.",
 )
+@click.option(
+    "--launch",
+    metavar="CMD",
+    help="Verify this launch command line (sim_vehicle.py ... or the SITL binary's) instead of "
+    "the profile's declared launches: files loaded, physics, pilot sticks.",
+)
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; old scripts pass it
 @click.option(
     "--format",
@@ -38,6 +44,7 @@ def check(
     profile: str | None,
     pin: str | None,
     models: tuple[Path, ...],
+    launch: str | None,
     all_profiles: bool,
     fmt: str,
 ) -> None:
@@ -46,4 +53,6 @@ def check(
     Without --profile: every profile (at --pin where it has it, else its default pin).
     """
     profile = None if all_profiles else profile
-    echo_lines(check_project(options, profile, pin, list(models), annotate=fmt == "github"))
+    echo_lines(
+        check_project(options, profile, pin, list(models), annotate=fmt == "github", launch=launch)
+    )

@@ -61,6 +61,21 @@ class Rule:
         return f"category {self.category}" if self.category else ", ".join(self.params)
 
 
+class Acknowledgement(NamedTuple):
+    """An overlay entry that accepts one finding of a named launch or model, with a reason.
+
+    It matches the finding by its text and, for a finding about a Gazebo model, the model's
+    sha256: like a delta's ``was``, it goes stale when the finding changes (or the model's bytes
+    do), and check then fails until it is re-reviewed."""
+
+    finding: str
+    reason: str
+    line: int
+    launch: str | None = None  # a declared launch's name
+    model: str | None = None  # a model role (e.g. sitl_models) or path
+    sha256: str | None = None  # the model's bytes the finding was read from
+
+
 class Section(NamedTuple):
     """A named group of parameters in the derived file."""
 
@@ -79,6 +94,7 @@ class Overlay:
     include: tuple[Rule, ...]
     sections: tuple[Section, ...]
     deltas: tuple[Delta, ...]
+    acknowledged: tuple[Acknowledgement, ...] = ()
 
     def excluded_categories(self) -> frozenset[str]:
         """Categories left out as a whole (SITL's own values are the right ones there)."""
@@ -190,21 +206,10 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Overlay:
-    doc = load_yaml(data, file, memo)
-    raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
-    version(doc, raw["version"], 1, "use version: 1")
-    select = mapping(doc, ("select",), raw.get("select"))
-    check_keys(doc, ("select",), select, set(), {"exclude", "include"})
-    sections = []
-    for i, s in enumerate(sequence(doc, ("sections",), raw.get("sections"))):
-        path = ("sections", i)
-        check_keys(doc, path, s, {"name", "params"}, set())
-        params = globs(doc, (*path, "params"), s["params"])
-        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
+def _deltas(doc: YamlDoc, raw: Any) -> list[Delta]:
     deltas = []
     seen: dict[str, int] = {}
-    for i, d in enumerate(sequence(doc, ("deltas",), raw["deltas"])):
+    for i, d in enumerate(sequence(doc, ("deltas",), raw)):
         path = ("deltas", i)
         check_keys(doc, path, d, {"param", "value", "was", "reason"}, {"ref"})
         name = text(doc, (*path, "param"), d["param"])
@@ -237,6 +242,24 @@ def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Ove
                 line=doc.line(path),
             )
         )
+    return deltas
+
+
+def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Overlay:
+    doc = load_yaml(data, file, memo)
+    raw = check_keys(
+        doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections", "acknowledged"}
+    )
+    version(doc, raw["version"], 1, "use version: 1")
+    select = mapping(doc, ("select",), raw.get("select"))
+    check_keys(doc, ("select",), select, set(), {"exclude", "include"})
+    sections = []
+    for i, s in enumerate(sequence(doc, ("sections",), raw.get("sections"))):
+        path = ("sections", i)
+        check_keys(doc, path, s, {"name", "params"}, set())
+        params = globs(doc, (*path, "params"), s["params"])
+        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
+    deltas = _deltas(doc, raw["deltas"])
     overlay = Overlay(
         file=file,
         sha256=sha256_of(data),
@@ -245,9 +268,45 @@ def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Ove
         include=_rules(doc, "include", select.get("include")),
         sections=tuple(sections),
         deltas=tuple(deltas),
+        acknowledged=_acknowledged(doc, raw.get("acknowledged")),
     )
     doc.remember()  # accepted: its parse may be kept
     return overlay
+
+
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgement, ...]:
+    out = []
+    for i, a in enumerate(sequence(doc, ("acknowledged",), raw)):
+        path = ("acknowledged", i)
+        check_keys(doc, path, a, {"finding", "reason"}, {"launch", "model", "sha256"})
+        if ("launch" in a) == ("model" in a):
+            raise doc.error(
+                path,
+                "an acknowledgement names exactly one of 'launch' or 'model'",
+                "write launch: NAME (a declared launch) or model: ROLE (e.g. sitl_models)",
+            )
+        reason = " ".join(text(doc, (*path, "reason"), a["reason"]).split())
+        sha = text(doc, (*path, "sha256"), a["sha256"]) if "sha256" in a else None
+        if sha is not None and not SHA256_RE.match(sha):
+            raise doc.error(
+                (*path, "sha256"),
+                f"sha256 {sha!r} is not 64 lower-case hex digits",
+                "copy the model's sha256 from sources.lock or the report",
+            )
+        out.append(
+            Acknowledgement(
+                finding=" ".join(text(doc, (*path, "finding"), a["finding"]).split()),
+                reason=reason,
+                line=doc.line(path),
+                launch=text(doc, (*path, "launch"), a["launch"]) if "launch" in a else None,
+                model=text(doc, (*path, "model"), a["model"]) if "model" in a else None,
+                sha256=sha,
+            )
+        )
+    return tuple(out)
 
 
 def load_overlay(root: Path, rel: str, memo: ParsedMemo | None = None) -> Overlay:

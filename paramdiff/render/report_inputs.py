@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..config.sources import Profile
 from ..model.metadata import Metadata
@@ -15,6 +16,9 @@ from ..stages.channels import Finding
 from ..stages.compare import Comparison, Status
 from ..stages.derive import Derived
 from ..stages.layers import SitlRun
+
+if TYPE_CHECKING:
+    from ..launch.verify import LaunchResult
 
 
 @dataclass(eq=False)  # no slots: derived_params is a cached_property
@@ -31,6 +35,7 @@ class ReportInputs:
     geometry: Geometry | None = None  # the model's channels read from its geometry
     metadata: Metadata | None = None  # the pin's own firmware
     firmwares: dict[str, Metadata] = field(default_factory=dict)  # every pinned metadata
+    launches: list[LaunchResult] = field(default_factory=list)  # the declared launches, verified
 
     @cached_property
     def derived_params(self) -> dict[str, float]:
