@@ -661,7 +661,9 @@ class PinContext:
                 yield f"warning: {p}"
         if failing:
             raise DriftError([str(p) for p in failing], f"correct these values in {file}")
-        yield f"{file}: {len(src.file.params)} parameters valid for {meta.file}"
+        yield validate_summary(
+            str(file), len(src.file.params), meta.file, len(src.file.warnings) + len(problems)
+        )
 
     def history(self, role: str, pattern: str) -> list[list[str]]:
         """``pattern``'s values in ``role``'s file at every upstream commit that changed it
@@ -686,6 +688,13 @@ class PinContext:
 
 
 THREE_WAY = ("hardware", "sitl", "sitl_models")
+
+
+def validate_summary(file: str, checked: int, metadata: str, warnings: int) -> str:
+    """validate's last line: "valid" only when nothing was warned about above it."""
+    if not warnings:
+        return f"{file}: {checked} parameters valid for {metadata}"
+    return f"{file}: {checked} parameters checked against {metadata}: {warnings} warning(s) above"
 
 
 def compare_pins(options: Options, profile: str | None, pins: list[str], role: str) -> Comparison:
