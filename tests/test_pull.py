@@ -4,6 +4,7 @@ mavlink_vehicle.py) that drops, duplicates and reorders what it sends."""
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 from mavlink_vehicle import Faults, Vehicle, boat_params, tcp_vehicle, udp_vehicle
@@ -111,3 +112,44 @@ def test_the_dump_reads_back_exactly(fmt: str) -> None:
 def test_vehicle_words() -> None:
     assert vehicle_words("MAV_TYPE_SUBMARINE") == "Submarine"
     assert vehicle_words("MAV_TYPE_QUADROTOR") == "Quadrotor"
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_pull_command_writes_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from helpers import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    vehicle = Vehicle(boat_params(30), faults=Faults(drop=0.2, seed=5))
+    with tcp_vehicle(vehicle) as connection:
+        result = run_cli(["pull", connection, "-o", "boat7.params", "--timeout", "20"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "boat7.params").read_text()
+    assert text.startswith("# Date: ")
+    assert "# Vehicle: Surface Boat\n# Version: 4.7.0-beta\n# Git: 1a2b3c4d\n" in text
+    assert "\nSERVO1_FUNCTION  74\n" in text
+    assert "boat7.params written" in result.stderr
+
+
+def test_pull_to_stdout_in_qgc(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    with tcp_vehicle(Vehicle(boat_params(5))) as connection:
+        result = run_cli(["pull", connection, "--format", "qgc"])
+    assert result.exit_code == 0, result.output
+    assert "1\t1\tSERVO1_FUNCTION\t74\t4" in result.stdout.splitlines()
+
+
+def test_pull_errors_are_one_line(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    result = run_cli(["pull", f"tcp:127.0.0.1:{port}", "-o", str(tmp_path / "x.params")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: tcp:127.0.0.1:{port}: cannot connect")
+    assert len(result.stderr.splitlines()) == 1
+    assert not (tmp_path / "x.params").exists()

@@ -202,3 +202,53 @@ def test_minimal_needs_a_firmware_defaults_role(project: Path, tmp_path: Path) -
     options = Options(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
     with pytest.raises(ConfigError, match="has no 'firmware_defaults' role"):
         PinContext(options, None, None).minimal_derived()
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def test_verify_command_exits_1_naming_the_stored_value(
+    blueboat: PinContext, request: pytest.FixtureRequest
+) -> None:
+    from helpers import location_args, run_cli
+
+    loc = location_args(blueboat.config.root, blueboat.config.root / ".cache",
+                        shared_mirror(request.config))  # fmt: skip
+    params = _running(blueboat)
+    params["SERVO1_FUNCTION"] = (73.0, 4)
+    with tcp_vehicle(Vehicle(params)) as connection:
+        result = run_cli(["verify", connection, "--profile", "blueboat", *loc])
+    assert result.exit_code == 1, result.output
+    assert "SERVO1_FUNCTION" in result.stdout and "a stored value survived" in result.stdout
+    assert result.stderr.startswith("Error: SERVO1_FUNCTION runs 73")
+    with tcp_vehicle(Vehicle(_running(blueboat))) as connection:
+        result = run_cli(["verify", connection, "--profile", "blueboat", *loc])
+    assert result.exit_code == 0, result.output
+
+
+def test_derive_minimal_wants_its_own_output(project: Path, tmp_path: Path) -> None:
+    from helpers import location_args, run_cli
+
+    loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    result = run_cli(["derive", "--minimal", *loc])
+    assert result.exit_code == 2 and "--minimal writes a file of its own" in result.stderr
+    result = run_cli(["derive", "--minimal", "-o", "-", *loc])
+    assert result.exit_code == 2 and "has no 'firmware_defaults' role" in result.stderr
+
+
+def test_diff_against_defaults(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    defaults = tmp_path / "defaults.params"
+    defaults.write_text("WP_SPEED 2\nCRUISE_SPEED 1\nSERVO1_FUNCTION 0\n")
+    boat = tmp_path / "boat.params"
+    boat.write_text("WP_SPEED 2\nCRUISE_SPEED 1.5\nSERVO1_FUNCTION 74\n")
+    result = run_cli(["diff", "--against-defaults", str(defaults), str(boat), "--format", "csv"])
+    assert result.exit_code == 1, result.output
+    names = [ln.split(",")[0] for ln in result.stdout.splitlines()[1:]]
+    assert names == ["CRUISE_SPEED", "SERVO1_FUNCTION"]
+    same = tmp_path / "same.params"
+    same.write_text("WP_SPEED 2\n")
+    result = run_cli(["diff", "--against-defaults", str(defaults), str(same)])
+    assert result.exit_code == 0, result.output

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..model.params import Param
 from ..model.values import format_value, same_value
+from .compare import Comparison
 from .layers import Effective, Layers
 
 STORED_SURVIVED = (
@@ -109,3 +110,16 @@ def changed_from_defaults(
             if name not in defaults or not same_value(defaults[name], value):
                 names.add(name)
     return sorted(names)
+
+
+def changes_from_defaults(comp: Comparison, names: Iterable[str]) -> list[str]:
+    """Of ``names`` (rows of ``comp``, whose first source is the firmware's defaults), those
+    another source changes from the default (``diff --against-defaults``)."""
+    defaults, *files = comp.sources
+    changed = set(
+        changed_from_defaults(
+            {n: p.value for n, p in defaults.file.params.items()},
+            [{n: p.value for n, p in s.file.params.items()} for s in files],
+        )
+    )
+    return [n for n in names if n in changed]
