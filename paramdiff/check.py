@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
 from .files import TEXT_LIMIT, project_path, read_regular
+from .jobs.report import report_inputs
 from .model.values import float32
 from .parse.loaders import LOADERS, disagreements
 from .parse.local import read_local
 from .parse.params import parse_params
 from .parse.sdf_paths import Resolver, local_resolver
-from .project import Options, PinContext
+from .pin import Pin
+from .project import Project
 from .render.params import LINE_MAX
 from .render.report import render_report
 from .render.report_model import render_picture, svg_path
@@ -78,24 +80,24 @@ def first_difference(path: Path, lines: list[str]) -> int:
 
 
 def check_contexts(
-    options: Options, profile: str | None, pin: str | None, models: list[Path]
-) -> list[PinContext]:
+    options: Project, profile: str | None, pin: str | None, models: list[Path]
+) -> list[Pin]:
     """The pins `check` covers. Without ``pin``: every pin of the named profile, or of every
     profile. With it: that pin of the named profile, or of every profile that has it (the
     default pin of those that do not)."""
-    profiles = options.config.profiles
+    profiles = options.config().profiles
     if profile is None and models and len(profiles) > 1:
         raise UsageError("--model needs --profile: name the vehicle the model simulates")
-    chosen = [options.config.profile(profile)] if profile is not None else list(profiles.values())
+    chosen = [options.config().profile(profile)] if profile is not None else list(profiles.values())
     if pin is not None and profile is not None:
-        return [PinContext(options, profile, pin)]
+        return [Pin(options, profile, pin)]
     if pin is not None:
-        return [PinContext(options, p.name, pin if pin in p.pins else None) for p in chosen]
-    return [PinContext(options, p.name, name) for p in chosen for name in p.pins]
+        return [Pin(options, p.name, pin if pin in p.pins else None) for p in chosen]
+    return [Pin(options, p.name, name) for p in chosen for name in p.pins]
 
 
 def check_project(
-    options: Options,
+    options: Project,
     profile: str | None,
     pin: str | None,
     models: list[Path],
@@ -108,7 +110,7 @@ def check_project(
     """
     findings: list[str] = []
     fixes: list[str] = []
-    if launch is not None and profile is None and len(options.config.profiles) > 1:
+    if launch is not None and profile is None and len(options.config().profiles) > 1:
         raise UsageError("--launch needs --profile: name the vehicle the launch runs")
     for ctx in check_contexts(options, profile, pin, models):
         outcome = run_check(ctx, models, launch, asked=pin is not None)
@@ -144,7 +146,7 @@ def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterato
 
 
 def run_check(
-    ctx: PinContext,
+    ctx: Pin,
     models: list[Path] | None = None,
     launch: str | None = None,
     asked: bool = True,
@@ -163,7 +165,7 @@ def run_check(
     if not own_derived and not own_report:
         return out  # nothing committed for this pin: its lock was the check
     try:
-        derived = ctx.derived
+        derived = ctx.derived()
     except StaleOverlayError as exc:
         out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay", exc.file, exc.line)
         return out
@@ -191,7 +193,7 @@ def run_check(
     return out
 
 
-def _has_own(template: str | None, ctx: PinContext, asked: bool, report: bool = False) -> bool:
+def _has_own(template: str | None, ctx: Pin, asked: bool, report: bool = False) -> bool:
     """Whether an output (derived file or report) of this pin is to be checked: the default
     pin's always; another pin's when the path has ``{pin}`` and the pin was named (--pin) or
     its file is committed (a pin nobody reported on has no report to check)."""
@@ -206,7 +208,7 @@ def _has_own(template: str | None, ctx: PinContext, asked: bool, report: bool = 
     return asked or any(os.path.lexists(ctx.config.root / p) for p in kept)
 
 
-def _locked_files_verify(ctx: PinContext, out: CheckOutcome) -> None:
+def _locked_files_verify(ctx: Pin, out: CheckOutcome) -> None:
     """Every role's locked file (and each it includes) is in the cache as verified for that
     repo, commit and path with the lock's size, sha256 and git blob id — or is fetched and
     verified now: an edited commit, size or digest fails here (exit 2, naming the role)."""
@@ -240,38 +242,38 @@ def _launch_outcome(
         )
 
 
-def _launches_verified(ctx: PinContext, out: CheckOutcome) -> None:
+def _launches_verified(ctx: Pin, out: CheckOutcome) -> None:
     """Every declared launch end to end; acknowledgements that match nothing are stale."""
     if not ctx.profile.launches:
         return
     from .launch.verify import stale_acknowledgements
 
-    results = ctx.launch_results
+    results = ctx.launch_results()
     lines = {d.name: d.line for d in ctx.profile.launches}
     for result in results:
         _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
     for a in stale_acknowledgements(ctx, results):
         out.fail(
-            f"{ctx.overlay.file}:{a.line}: acknowledgement of "
+            f"{ctx.overlay().file}:{a.line}: acknowledgement of "
             f"{'launch ' + a.launch if a.launch else 'model ' + (a.model or '')} is stale: no "
             f"finding is {a.finding!r}"
             + (f" of the model with sha256 {a.sha256[:12]}…" if a.sha256 else ""),
-            f"re-review it: remove it from {ctx.overlay.file}, or copy the finding and sha256 "
+            f"re-review it: remove it from {ctx.overlay().file}, or copy the finding and sha256 "
             "as check prints them now",
-            ctx.overlay.file,
+            ctx.overlay().file,
             a.line,
         )
 
 
-def _adhoc_launch(ctx: PinContext, text: str, models: list[Path], out: CheckOutcome) -> None:
+def _adhoc_launch(ctx: Pin, text: str, models: list[Path], out: CheckOutcome) -> None:
     from .launch.verify import adhoc
 
     _launch_outcome(adhoc(ctx, text, models), out, None)
 
 
-def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
+def _lock_matches(ctx: Pin, out: CheckOutcome) -> bool:
     fix = f"paramdiff fetch --profile {ctx.profile.name} --pin {ctx.pin} --update"
-    lock = ctx.lock  # read here: a malformed lock is an input error (exit 2), not drift
+    lock = ctx.lock()  # read here: a malformed lock is an input error (exit 2), not drift
     for spec in ctx.specs.values():
         try:
             require_entry(lock, ctx.profile.name, ctx.pin, spec)
@@ -283,9 +285,9 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
     return not out.findings
 
 
-def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+def _derived_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
     """The committed derived file (this pin's) equals what derive writes."""
-    lines = ctx.derived_lines
+    lines = ctx.derived_lines()
     path = project_path(ctx.config.root, derived.target, generated=True)
     result = check_file(path, lines, derived.target)
     if result.up_to_date:
@@ -301,11 +303,11 @@ def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         out.diffs.append(result.diff)
 
 
-def _report_up_to_date(ctx: PinContext, out: CheckOutcome) -> None:
+def _report_up_to_date(ctx: Pin, out: CheckOutcome) -> None:
     """The committed report and its picture equal what report writes."""
     root = ctx.config.root
     report_path = ctx.profile.report_path(ctx.pin) or ""
-    inputs = ctx.report_inputs()
+    inputs = report_inputs(ctx)
     for path, lines in (
         (report_path, list(render_report(inputs))),
         (svg_path(report_path), list(render_picture(inputs))),
@@ -324,9 +326,7 @@ def _report_up_to_date(ctx: PinContext, out: CheckOutcome) -> None:
             out.diffs.append(result.diff)
 
 
-def _loads_the_same(
-    ctx: PinContext, path: Path, label: str, regenerate: str, out: CheckOutcome
-) -> None:
+def _loads_the_same(ctx: Pin, path: Path, label: str, regenerate: str, out: CheckOutcome) -> None:
     """The committed file read by each real loader (re-implemented in parse.loaders) must give
     the name → value map paramdiff reports for it (float32), every line within 98 bytes."""
     try:
@@ -371,15 +371,15 @@ def _same_in_all_loaders(label: str, count: int) -> str:
     )
 
 
-def _already_read_back(ctx: PinContext, data: bytes) -> int | None:
+def _already_read_back(ctx: Pin, data: bytes) -> int | None:
     """How many values the committed file holds, when its bytes are exactly what derive
     renders — every real loader already read those bytes back and agreed with the derived
     values (render/params.py, verify_loaders) — and paramdiff's own reading of them (the
     derived source, parsed once) gives the same values as float32. None: check it in full."""
-    if data != join_lines(ctx.derived_lines).encode():
+    if data != join_lines(ctx.derived_lines()).encode():
         return None
-    parsed = ctx.derived_source.file.params
-    want = {line.name: line.value for line in ctx.derived.lines}
+    parsed = ctx.derived_source().file.params
+    want = {line.name: line.value for line in ctx.derived().lines}
     if parsed.keys() != want.keys():
         return None
     if any(
@@ -390,10 +390,11 @@ def _already_read_back(ctx: PinContext, data: bytes) -> int | None:
     return len(parsed)
 
 
-def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
-    if ctx.metadata is None:
+def _validates(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
+    meta = ctx.metadata()
+    if meta is None:
         return
-    problems = validate(ctx.derived_source.file, ctx.metadata, ctx.classifier())
+    problems = validate(ctx.derived_source().file, meta, ctx.classifier())
     errors = [p for p in problems if p.severity == ERROR]
     for p in errors:
         out.fail(
@@ -410,11 +411,11 @@ def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
             f"paramdiff validate {derived.target}"
         )
     if not errors:
-        out.passed.append(f"{derived.target} validates against {ctx.metadata.file}")
+        out.passed.append(f"{derived.target} validates against {meta.file}")
 
 
-def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
-    run = ctx.sitl_run
+def _no_unchosen_defaults(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
+    run = ctx.sitl_run()
     if run is None:
         return
     for f in run.flags:
@@ -429,7 +430,7 @@ def _no_unchosen_defaults(ctx: PinContext, derived: Derived, out: CheckOutcome) 
         out.passed.append(f"no frame default of {run.layers.frame} survives unchosen")
 
 
-def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
+def _models_agree(ctx: Pin, derived: Derived, models: list[Path], out: CheckOutcome) -> None:
     for name, file, data, resolve, role in _target_models(ctx, models):
         # A pinned model is the one the report checks too: checked once per pin.
         checked = ctx.pinned_check(role) if role else ctx.check_model(data, file, resolve)
@@ -456,7 +457,7 @@ def _models_agree(ctx: PinContext, derived: Derived, models: list[Path], out: Ch
 
 
 def _target_models(
-    ctx: PinContext, extra: list[Path]
+    ctx: Pin, extra: list[Path]
 ) -> list[tuple[str, str, bytes, Resolver, str | None]]:
     """(label, file, bytes, include resolver, pinned role or None: in this repository) of the
     profile's target models — pinned sdf roles (includes from the same commit, as locked) or

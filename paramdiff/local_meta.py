@@ -19,7 +19,7 @@ from .model.metadata import firmware_of
 
 if TYPE_CHECKING:
     from .model.source import Source
-    from .project import PinContext
+    from .pin import Pin
     from .stages.classify import Classifier
 
 # Words of a ``# Vehicle:`` header -> ParameterRepository's vehicle folder name.
@@ -60,14 +60,15 @@ def categorise_local(
     }
     if not wanted or not (root / SOURCES_FILE).is_file() or not (root / LOCK_FILE).is_file():
         return sources, None
-    from .project import Options, PinContext
+    from .pin import Pin
+    from .project import Project
 
-    options = Options(root=root, offline=True)
-    found: dict[str, tuple[PinContext, str]] = {}  # "Rover-4.7" -> (pin, metadata role)
+    options = Project(root=root, offline=True)
+    found: dict[str, tuple[Pin, str]] = {}  # "Rover-4.7" -> (pin, metadata role)
     try:
-        for profile in options.config.profiles.values():
+        for profile in options.config().profiles.values():
             for pin in profile.pins:
-                ctx = PinContext(options, profile.name, pin)
+                ctx = Pin(options, profile.name, pin)
                 for role in ctx.metadata_roles():
                     head = ctx.specs[role].path.split("/", 1)[0]
                     found.setdefault(head, (ctx, role))
@@ -80,7 +81,7 @@ def categorise_local(
         if hit is not None:
             ctx, role = hit
             try:
-                meta = ctx.metadata_by_firmware.get(_firmware_key(ctx, role))
+                meta = ctx.metadata_by_firmware().get(_firmware_key(ctx, role))
                 classifier = classifier or ctx.classifier()
             except ParamdiffError:  # not in the cache (offline): shown uncategorised
                 meta = None
@@ -88,7 +89,7 @@ def categorise_local(
     return out, classifier
 
 
-def _firmware_key(ctx: PinContext, role: str) -> str:
-    """The key ``ctx.metadata_by_firmware`` keeps ``role``'s metadata under."""
+def _firmware_key(ctx: Pin, role: str) -> str:
+    """The key ``ctx.metadata_by_firmware()`` keeps ``role``'s metadata under."""
     spec = ctx.specs[role]
     return spec.firmware or ctx._firmware_from_path(spec.path) or ctx.pin

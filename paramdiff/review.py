@@ -19,8 +19,10 @@ from .config.overlay import Overlay, load_overlay
 from .config.sources import PARAM_FORMATS, SOURCES_FILE, load_config
 from .errors import ConfigError, InputError, ParamdiffError, StaleOverlayError
 from .files import INPUT_LIMIT, project_path, read_regular
+from .jobs.report import report_inputs
 from .parse.params import parse_params
-from .project import Options, PinContext
+from .pin import Pin
+from .project import Project
 from .render.params import render as render_params
 from .render.params import render_derived
 from .render.report import render_report
@@ -42,7 +44,7 @@ from .stages.review import (
 DEFAULT_BRANCHES = ("main", "master")
 
 
-def review_output(options: Options, output: Path) -> Output:
+def review_output(options: Project, output: Path) -> Output:
     """Where ``review -o PATH`` writes (``-``: stdout), checked before the review runs: never
     over the project's own files, never through a symlink out of the current directory
     (a pull request can commit ``review.md -> /etc/passwd``; paramdiff/outputs.py)."""
@@ -51,16 +53,16 @@ def review_output(options: Options, output: Path) -> Output:
     )
 
 
-def review(options: Options, base: str | None) -> Review:
+def review(options: Project, base: str | None) -> Review:
     """Compare the project at BASE with the working tree."""
     repo, commit, label = resolve_base(options.root, base)
     result = Review(base=label, base_commit=commit)
     with base_snapshot(repo, commit, options.root) as base_root:
         old = options.replace(root=base_root) if base_root else None
-        for name in options.config.profiles:
+        for name in options.config().profiles:
             result.profiles.append(_profile_review(options, old, name))
-        for name in old.config.profiles if old else {}:
-            if name not in options.config.profiles:
+        for name in old.config().profiles if old else {}:
+            if name not in options.config().profiles:
                 result.attention.append(
                     Attention(f"profile {name} was removed", "confirm it is meant to go")
                 )
@@ -179,21 +181,21 @@ def _base_blob(blob: Any, label: str) -> bytes:
 # --------------------------------------------------------------------------- one profile
 
 
-def _profile_review(new: Options, old: Options | None, name: str) -> ProfileReview:
-    new_ctx = PinContext(new, name, None)
+def _profile_review(new: Project, old: Project | None, name: str) -> ProfileReview:
+    new_ctx = Pin(new, name, None)
     old_ctx = _old_context(old, name, new_ctx.pin)
     out = ProfileReview(name, new_ctx.pin, new_ctx.profile.derived_path(new_ctx.pin) or "")
-    out.moves = role_moves(old_ctx.lock if old_ctx else None, new_ctx.lock, name)
+    out.moves = role_moves(old_ctx.lock() if old_ctx else None, new_ctx.lock(), name)
     try:
         for spec in new_ctx.specs.values():
-            require_entry(new_ctx.lock, name, new_ctx.pin, spec)
+            require_entry(new_ctx.lock(), name, new_ctx.pin, spec)
         out.params = [c for m in out.moves for c in _param_changes(old, new, name, m)]
         _overlay_changes(old_ctx, new_ctx, out)
         new_build = _build(new_ctx, out)
         if new_build is not None:
             old_build = _base_build(old_ctx, out)
             old_values = _committed_values(old_ctx, old_build)
-            out.lines = line_changes(old_build, old_values, new_build, new_ctx.metadata)
+            out.lines = line_changes(old_build, old_values, new_build, new_ctx.metadata())
             out.header_lines_changed = len(
                 set(_header_lines(old_ctx, old_build)) ^ set(_header_lines(new_ctx, new_build))
             )
@@ -203,28 +205,28 @@ def _profile_review(new: Options, old: Options | None, name: str) -> ProfileRevi
     return out
 
 
-def _old_context(old: Options | None, name: str, pin: str) -> PinContext | None:
-    if old is None or name not in old.config.profiles:
+def _old_context(old: Project | None, name: str, pin: str) -> Pin | None:
+    if old is None or name not in old.config().profiles:
         return None
-    profile = old.config.profiles[name]
-    return PinContext(old, name, pin if pin in profile.pins else None)
+    profile = old.config().profiles[name]
+    return Pin(old, name, pin if pin in profile.pins else None)
 
 
-def _param_changes(old: Options | None, new: Options, profile: str, m: RoleMove) -> list[Any]:
+def _param_changes(old: Project | None, new: Project, profile: str, m: RoleMove) -> list[Any]:
     """The parameters a moved role's file changed, read as ``role@old`` vs ``role@new``."""
     if not (m.bytes_changed and m.old_commit and m.new_commit and old is not None):
         return []
-    new_ctx = PinContext(new, profile, m.pin)
+    new_ctx = Pin(new, profile, m.pin)
     if new_ctx.spec(m.role).format not in (*PARAM_FORMATS, "sdf"):
         return []
-    old_ctx = PinContext(old, profile, m.pin)
+    old_ctx = Pin(old, profile, m.pin)
     a = old_ctx.source(m.role)._replace(role=f"{m.role}@{m.old_commit[:12]}")
     b = new_ctx.source(m.role)._replace(role=f"{m.role}@{m.new_commit[:12]}")
-    comp = compare([a, b], new_ctx.classifier(), new_ctx.metadata)
-    return param_changes(m.pin, m.role, comp, a.role, b.role, new_ctx.metadata)
+    comp = compare([a, b], new_ctx.classifier(), new_ctx.metadata())
+    return param_changes(m.pin, m.role, comp, a.role, b.role, new_ctx.metadata())
 
 
-def _overlay(ctx: PinContext | None, strict: bool) -> Overlay | None:
+def _overlay(ctx: Pin | None, strict: bool) -> Overlay | None:
     """The profile's overlay as the snapshot has it, whether or not it is stale."""
     if ctx is None or not ctx.profile.overlay:
         return None
@@ -236,7 +238,7 @@ def _overlay(ctx: PinContext | None, strict: bool) -> Overlay | None:
         return None  # BASE's overlay did not parse: every delta now counts as added
 
 
-def _overlay_changes(old: PinContext | None, new: PinContext, out: ProfileReview) -> None:
+def _overlay_changes(old: Pin | None, new: Pin, out: ProfileReview) -> None:
     overlay = _overlay(new, strict=True)
     if overlay is None:
         return
@@ -246,18 +248,18 @@ def _overlay_changes(old: PinContext | None, new: PinContext, out: ProfileReview
         out.attention.append(attention)
 
 
-def _build(ctx: PinContext, out: ProfileReview) -> Derived | None:
+def _build(ctx: Pin, out: ProfileReview) -> Derived | None:
     """The working tree's derived file as derive writes it; None when the overlay is stale
     (the stale deltas are already listed as needing attention)."""
     try:
-        return ctx.derived
+        return ctx.derived()
     except StaleOverlayError as exc:
         if not any((a.file, a.line) == (exc.file, exc.line) for a in out.attention):
             out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
         return None
 
 
-def _base_build(ctx: PinContext | None, out: ProfileReview) -> Derived | None:
+def _base_build(ctx: Pin | None, out: ProfileReview) -> Derived | None:
     """BASE's derived file rebuilt from BASE's inputs, else None (its committed file is used).
 
     BASE is what the branch changes, not what it must fix: a BASE the current rules refuse
@@ -267,7 +269,7 @@ def _base_build(ctx: PinContext | None, out: ProfileReview) -> Derived | None:
     if ctx is None:
         return None
     try:
-        return ctx.derived
+        return ctx.derived()
     except StaleOverlayError:
         return None  # the branch updating a stale delta is the usual case: nothing to say
     except ParamdiffError as exc:
@@ -278,7 +280,7 @@ def _base_build(ctx: PinContext | None, out: ProfileReview) -> Derived | None:
 # --------------------------------------------------------------------------- derived files
 
 
-def _committed_bytes(ctx: PinContext | None) -> bytes | None:
+def _committed_bytes(ctx: Pin | None) -> bytes | None:
     if ctx is None:
         return None
     rel = ctx.profile.derived_path(ctx.pin)
@@ -291,7 +293,7 @@ def _committed_bytes(ctx: PinContext | None) -> bytes | None:
         return None
 
 
-def _committed_values(ctx: PinContext | None, built: Derived | None) -> dict[str, float]:
+def _committed_values(ctx: Pin | None, built: Derived | None) -> dict[str, float]:
     """BASE's derived values: rebuilt from BASE's inputs, else its committed file."""
     if built is not None:
         return built.params()
@@ -302,7 +304,7 @@ def _committed_values(ctx: PinContext | None, built: Derived | None) -> dict[str
     return {n: p.value for n, p in parsed.params.items()}
 
 
-def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
+def _header_lines(ctx: Pin | None, built: Derived | None) -> list[str]:
     if built is not None:
         # Rendered without reading it back with the loaders: only the header is compared, and
         # a BASE the loaders refuse is not this branch's problem (the working tree's file is
@@ -316,7 +318,7 @@ def _header_lines(ctx: PinContext | None, built: Derived | None) -> list[str]:
     return [ln for ln in header if ln.startswith("#")]
 
 
-def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> None:
+def _outputs_up_to_date(ctx: Pin, built: Derived, out: ProfileReview) -> None:
     """The committed derived file and report are what this branch's inputs produce."""
     root = ctx.config.root
     if not check_file(
@@ -333,9 +335,7 @@ def _outputs_up_to_date(ctx: PinContext, built: Derived, out: ProfileReview) -> 
     report = ctx.profile.report_path(ctx.pin)
     if (
         report
-        and not check_file(
-            project_path(root, report), render_report(ctx.report_inputs())
-        ).up_to_date
+        and not check_file(project_path(root, report), render_report(report_inputs(ctx))).up_to_date
     ):
         out.attention.append(
             Attention(

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .errors import DriftError
+from .jobs.layers import layers
 from .launch.verify import launch_layers
-from .project import PinContext
+from .pin import Pin
 from .render.texttable import table
 from .stages.layers import Layers
 from .stages.running import Verification, verify_running
@@ -32,19 +33,19 @@ def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
         yield from table(HEADERS, [m.row() for m in result.mismatches], markdown=False)
 
 
-def expected(pin: PinContext, launch: str | None) -> tuple[Layers, bool]:
+def expected(pin: Pin, launch: str | None) -> tuple[Layers, bool]:
     """What the launch should run (``launch``, else the profile's first declared launch,
     else its sim_vehicle.py frame under the derived file) and whether it wipes storage."""
     found = launch_layers(pin, launch)
     if found is not None:
-        parsed, layers = found
-        return layers, parsed.wipe
-    layers, _ = pin.layers(None, [])
-    return layers, False
+        parsed, stack = found
+        return stack, parsed.wipe
+    stack, _ = layers(pin, None, [])
+    return stack, False
 
 
 def verify_vehicle(
-    pin: PinContext,
+    pin: Pin,
     connection: str,
     *,
     launch: str | None = None,

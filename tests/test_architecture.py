@@ -32,7 +32,7 @@ def test_mypy_is_clean() -> None:
 
 
 def test_lower_layers_never_import_higher_ones() -> None:
-    """setup.cfg's [importlinter] contract: cli > check > project > render > stages >
+    """setup.cfg's [importlinter] contract: cli > check > jobs > pin > project > render > stages >
     upstream > config > parse > model > files/digests > errors."""
     result = subprocess.run(
         [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],

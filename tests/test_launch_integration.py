@@ -104,10 +104,11 @@ def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
 
 def test_ros2_launch_stack_adds_dds(request: pytest.FixtureRequest) -> None:
     from paramdiff.launch.verify import adhoc
-    from paramdiff.project import Options, PinContext
+    from paramdiff.pin import Pin
+    from paramdiff.project import Options
 
     mirror = shared_mirror(request.config)
-    ctx = PinContext(Options(root=ROOT, mirror=str(mirror)), "blueboat", None)
+    ctx = Pin(Options(root=ROOT, mirror=str(mirror)), "blueboat", None)
     result = adhoc(ctx, ROS2, [])
     params = result.params
     assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
@@ -143,11 +144,10 @@ def test_a_stale_acknowledgement_fails(tmp_path: Path, request: pytest.FixtureRe
 def test_a_copy_of_the_model_with_other_bytes_is_not_acknowledged(
     repo: list[str], tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    from paramdiff.project import Options, PinContext
+    from paramdiff.pin import Pin
+    from paramdiff.project import Options
 
-    ctx = PinContext(
-        Options(root=ROOT, mirror=str(shared_mirror(request.config))), "blueboat", None
-    )
+    ctx = Pin(Options(root=ROOT, mirror=str(shared_mirror(request.config))), "blueboat", None)
     _, _, data, _ = ctx.pinned_model("sitl_models")
     copy = tmp_path / "blueboat/model.sdf"
     copy.parent.mkdir()

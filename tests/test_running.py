@@ -11,9 +11,11 @@ from helpers import ROOT, shared_mirror
 from mavlink_vehicle import MAV_PARAM_TYPE_REAL32, Vehicle, tcp_vehicle
 
 from paramdiff.errors import ConfigError, DriftError
+from paramdiff.jobs.derive import minimal_derived
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
-from paramdiff.project import Options, PinContext
+from paramdiff.pin import Pin
+from paramdiff.project import Options
 from paramdiff.stages.layers import stack
 from paramdiff.stages.running import (
     NOT_IN_FIRMWARE,
@@ -97,29 +99,27 @@ def test_changed_from_defaults() -> None:
 
 
 @pytest.fixture(scope="module")
-def blueboat(
-    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
-) -> PinContext:
+def blueboat(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Pin:
     mirror = shared_mirror(request.config)
     base = tmp_path_factory.mktemp("verify")
     for name in ("sources.yaml", "sources.lock", "overlays", "derived"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, base / name)
     options = Options(root=base, cache_dir=base / ".cache", mirror=str(mirror))
-    return PinContext(options, "blueboat", "4.7")
+    return Pin(options, "blueboat", "4.7")
 
 
 FAST = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.3, retries=8, version_wait=0.3)
 
 
-def _running(pin: PinContext, launch: str | None = None) -> dict[str, tuple[float, int]]:
+def _running(pin: Pin, launch: str | None = None) -> dict[str, tuple[float, int]]:
     layers, _ = expected(pin, launch)
     params = {n: (e.param.value, MAV_PARAM_TYPE_REAL32) for n, e in layers.effective.items()}
     params |= {"STAT_BOOTCNT": (3.0, 4), "SYSID_THISMAV": (1.0, 2)}  # firmware's own
     return params
 
 
-def test_verify_a_sitl_that_runs_its_launch(blueboat: PinContext) -> None:
+def test_verify_a_sitl_that_runs_its_launch(blueboat: Pin) -> None:
     params = _running(blueboat)
     with tcp_vehicle(Vehicle(params)) as connection:
         lines = list(verify_vehicle(blueboat, connection, limits=FAST))
@@ -135,7 +135,7 @@ ROS2 = (
 )
 
 
-def test_verify_follows_the_launch_given(blueboat: PinContext) -> None:
+def test_verify_follows_the_launch_given(blueboat: Pin) -> None:
     """The ROS 2 form: rover.parm is not loaded, dds_udp.parm is; -w makes a difference
     something that happened after boot."""
     layers, wiped = expected(blueboat, ROS2)
@@ -149,7 +149,7 @@ def test_verify_follows_the_launch_given(blueboat: PinContext) -> None:
     assert finding.startswith("CRUISE_SPEED runs 9,")
 
 
-def test_verify_names_a_stored_value_that_survived(blueboat: PinContext) -> None:
+def test_verify_names_a_stored_value_that_survived(blueboat: Pin) -> None:
     params = _running(blueboat)
     params["SERVO1_FUNCTION"] = (73.0, 4)  # rover-skid.parm's, kept in eeprom.bin
     with tcp_vehicle(Vehicle(params)) as connection, pytest.raises(DriftError) as err:
@@ -178,9 +178,9 @@ def test_minimal_derive_leaves_out_what_runs_anyway(project: Path, tmp_path: Pat
     from helpers import run_cli
 
     assert run_cli(["fetch", *loc]).exit_code == 0
-    pin = PinContext(options, None, None)
-    full = {ln.name for ln in pin.derived.lines}
-    minimal = pin.minimal_derived()
+    pin = Pin(options, None, None)
+    full = {ln.name for ln in pin.derived().lines}
+    minimal = minimal_derived(pin)
     kept = {ln.name for ln in minimal.lines}
     assert full - kept == {"FRAME_CLASS", "SERVO1_MAX", "SERVO1_MIN"}
     assert "SERVO1_TRIM" in kept  # a delta stays even where it equals the default
@@ -201,14 +201,14 @@ def test_minimal_needs_a_firmware_defaults_role(project: Path, tmp_path: Path) -
     )
     options = Options(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
     with pytest.raises(ConfigError, match="has no 'firmware_defaults' role"):
-        PinContext(options, None, None).minimal_derived()
+        minimal_derived(Pin(options, None, None))
 
 
 # --------------------------------------------------------------------------- the commands
 
 
 def test_verify_command_exits_1_naming_the_stored_value(
-    blueboat: PinContext, request: pytest.FixtureRequest
+    blueboat: Pin, request: pytest.FixtureRequest
 ) -> None:
     from helpers import location_args, run_cli
 

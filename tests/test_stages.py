@@ -383,5 +383,11 @@ def test_history_shows_upstream_subjects_without_control_characters(tmp_path: Pa
         },
     )
     spec = SourceSpec("hardware", "acme/p", "main", "x.params", "params", line=1)
-    rows = value_history(MirrorTransport(str(tmp_path)), spec, [], "WP_*")
+    mirror = MirrorTransport(str(tmp_path))
+    commits = mirror.commits_touching(spec.repo, spec.ref, [spec.path])
+
+    def read_at(commit: str, path: str) -> bytes:
+        return mirror.get(spec.repo, commit, path).data
+
+    rows = value_history(commits, read_at, spec, "WP_*")
     assert rows == [[sha[:12], "2026-01-01", " ]0;pwned  fix  lights", "WP_RADIUS=2"]]

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..check import check_project
-from ..project import Options
+from ..project import Project
 from . import options as opt
 from .output import echo_lines
 
@@ -40,7 +40,7 @@ from .output import echo_lines
     help="github: each failure also as an ::error annotation on the file and line to fix.",
 )
 def check(
-    options: Options,
+    options: Project,
     profile: str | None,
     pin: str | None,
     models: tuple[Path, ...],

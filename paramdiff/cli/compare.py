@@ -6,7 +6,9 @@ from __future__ import annotations
 import click
 
 from ..errors import UsageError
-from ..project import THREE_WAY, Options, PinContext, compare_pins
+from ..jobs import compare as jobs
+from ..pin import Pin
+from ..project import Project
 from . import options as opt
 from .lazy import CommandGroup
 from .tables import print_comparison
@@ -24,12 +26,12 @@ def compare() -> None:
 @opt.lenient()
 @opt.table
 def three_way(
-    options: Options, profile: str | None, pin: str | None, lenient: bool, table: opt.TableOptions
+    options: Project, profile: str | None, pin: str | None, lenient: bool, table: opt.TableOptions
 ) -> None:
     """hardware vs sitl vs sitl_models for a pin."""
-    ctx = PinContext(options, profile, pin, lenient=lenient)
+    ctx = Pin(options, profile, pin, lenient=lenient)
     title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
-    print_comparison(ctx.compare(list(THREE_WAY)), table, title)
+    print_comparison(jobs.three_way(ctx), table, title)
 
 
 @compare.command(
@@ -43,7 +45,7 @@ def three_way(
 @opt.location
 @opt.table
 def pins(
-    options: Options,
+    options: Project,
     pins: tuple[str, ...],
     role: str,
     profile: str | None,
@@ -52,5 +54,5 @@ def pins(
     """One role's file across pins, e.g. `compare pins 4.6 4.7`: what changed."""
     if len(pins) < 2:
         raise UsageError("give at least two pins, e.g. paramdiff compare pins 4.6 4.7")
-    comp = compare_pins(options, profile, list(pins), role)
+    comp = jobs.compare_pins(options, profile, list(pins), role)
     print_comparison(comp, table, f"{role} across pins " + " vs ".join(pins))

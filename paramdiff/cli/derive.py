@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from ..project import PinContext
+from ..jobs.derive import derived_output, minimal_derived
+from ..pin import Pin
 from ..render.params import derived_qgc_types, render
 from . import options as opt
 from .output import warn, write_output
@@ -30,14 +31,14 @@ from .output import warn, write_output
     help="Leave out what the launch runs anyway (the pin's firmware_defaults role, then the "
     "frame's defaults); every delta stays. Needs -o: the profile's file stays the full one.",
 )
-def derive(pin: PinContext, output: Path | None, fmt: str, check: bool, minimal: bool) -> None:
+def derive(pin: Pin, output: Path | None, fmt: str, check: bool, minimal: bool) -> None:
     """Write the SITL parameter file: hardware + overlay, with provenance."""
     if minimal and output is None:
         raise UsageError(
             "--minimal writes a file of its own",
             "give -o PATH (or -o -); the profile's derived file is the full one check keeps",
         )
-    derived = pin.minimal_derived() if minimal else pin.derived
+    derived = minimal_derived(pin) if minimal else pin.derived()
     if fmt == "qgc":
         warn(derived_qgc_types(derived).warning())
-    write_output(render(derived, fmt), pin.derived_output(output, fmt), check)
+    write_output(render(derived, fmt), derived_output(pin, output, fmt), check)

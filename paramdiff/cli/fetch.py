@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..project import Options, fetch_project
+from ..jobs.fetch import fetch_project
+from ..project import Project
 from . import options as opt
 from .output import echo_lines
 
@@ -14,7 +15,7 @@ from .output import echo_lines
 @opt.profile("Only this profile (default: every profile).")
 @opt.pin("Only this pin (default: every pin; with --profile, its default_pin).")
 @click.option("--update", is_flag=True, help="Re-resolve refs and show old → new commits.")
-def fetch(options: Options, profile: str | None, pin: str | None, update: bool) -> None:
+def fetch(options: Project, profile: str | None, pin: str | None, update: bool) -> None:
     """Fetch and verify the files a pin names; write sources.lock.
 
     With neither --profile nor --pin, every pin of every profile, so one command locks the

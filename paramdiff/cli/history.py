@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..project import PinContext
+from ..jobs.history import history as value_history
+from ..pin import Pin
 from ..render.texttable import table
 from . import options as opt
 from .output import echo_lines
@@ -14,7 +15,7 @@ from .output import echo_lines
 @opt.pin_context
 @click.argument("param", metavar="PARAM")
 @click.option("--role", default="hardware", show_default=True, help="Which source's file.")
-def history(pin: PinContext, param: str, role: str) -> None:
+def history(pin: Pin, param: str, role: str) -> None:
     """PARAM (a name or glob) at every upstream commit that changed the role's file."""
-    rows = pin.history(role, param)
+    rows = value_history(pin, role, param)
     echo_lines(table(["commit", "date", "subject", param], rows, markdown=False))

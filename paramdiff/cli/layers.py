@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
+from ..jobs.layers import layers as stacked
 from ..launch.verify import adhoc
-from ..project import PinContext
+from ..pin import Pin
 from ..render.launch import launch_text
 from ..render.layers import render_layers
 from . import options as opt
@@ -24,11 +25,11 @@ from .output import echo_lines
     help="The stack, physics and pilot-input test of this launch command line.",
 )
 @click.argument("files", nargs=-1, type=opt.EXISTING_FILE, metavar="[FILE]...")
-def layers(pin: PinContext, frame: str | None, launch: str | None, files: tuple[Path, ...]) -> None:
+def layers(pin: Pin, frame: str | None, launch: str | None, files: tuple[Path, ...]) -> None:
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
     if launch is not None:
         if frame or files:
             raise UsageError("--launch names the files and the frame; drop --frame and FILEs")
         echo_lines(launch_text(adhoc(pin, launch, [])))
         return
-    echo_lines(render_layers(*pin.layers(frame, list(files)), pin.metadata))
+    echo_lines(render_layers(*stacked(pin, frame, list(files)), pin.metadata()))

@@ -2,8 +2,8 @@
 them): where the project, cache and upstream are; which profile and pin; which rows of a table
 and its format; how to read local files; where a generated file goes.
 
-A group of options a command receives as one value (``options: Options``, ``pin:
-PinContext``, ``table: TableOptions``) is one decorator that adds the options and builds the
+A group of options a command receives as one value (``options: Project``, ``pin:
+Pin``, ``table: TableOptions``) is one decorator that adds the options and builds the
 value before the command runs.
 """
 
@@ -22,7 +22,8 @@ from ..files import missing_file_problem
 from ..stages.compare import FORMATS as TABLE_FORMATS
 
 if TYPE_CHECKING:
-    from ..project import Options, PinContext
+    from ..pin import Pin
+    from ..project import Project
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -144,16 +145,16 @@ _LOCATION = [
 _LOCATION_KEYS = ["root", "cache_dir", "mirror", "transport", "git_base", "offline"]
 
 
-def _options(**location: Any) -> Options:
+def _options(**location: Any) -> Project:
     # project.py (and sources.yaml's readers) are imported when a command builds its options,
     # not with this module: diff and show, which share it, never read a project (~5 ms).
-    from ..project import Options
+    from ..project import Project
     from .output import progress
 
-    return Options(**location, progress=progress)
+    return Project(**location, progress=progress)
 
 
-# --root, --cache-dir, --mirror, --transport, --git-base, --offline: ``options: Options``
+# --root, --cache-dir, --mirror, --transport, --git-base, --offline: ``options: Project``
 location = _gathered(_LOCATION, "options", _options, _LOCATION_KEYS)
 
 PROFILE_HELP = "Vehicle profile (default: the first in sources.yaml)."
@@ -170,13 +171,13 @@ def pin(help: str = PIN_HELP) -> Callable[[F], F]:
     return click.option("--pin", metavar="PIN", help=help)
 
 
-def _pin_context(profile: str | None, pin: str | None, **location: Any) -> PinContext:
-    from ..project import PinContext  # see _options
+def _pin_context(profile: str | None, pin: str | None, **location: Any) -> Pin:
+    from ..pin import Pin  # see _options
 
-    return PinContext(_options(**location), profile, pin)
+    return Pin(_options(**location), profile, pin)
 
 
-# the location options, --profile and --pin: ``pin: PinContext``
+# the location options, --profile and --pin: ``pin: Pin``
 pin_context = _gathered(
     [*_LOCATION, profile(), pin()], "pin", _pin_context, [*_LOCATION_KEYS, "profile", "pin"]
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..outputs import ProjectFiles
-from ..project import Options
+from ..project import Project
 from ..render.sinks import output_for
 from ..vehicle.dump import DUMP_FORMATS, dump_lines
 from ..vehicle.pull import Progress, PullLimits, pull
@@ -32,7 +32,7 @@ def _guard(root: Path) -> ProjectFiles:
     """Where -o may not write: a project's own files when run in one, and never through a
     symlink out of the current directory (paramdiff/outputs.py)."""
     if (root / "sources.yaml").is_file():
-        return Options(root=root).project_files()
+        return Project(root=root).project_files()
     return ProjectFiles(root, {}, {})
 
 

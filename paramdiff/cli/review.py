@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import DriftError
-from ..project import Options
+from ..project import Project
 from ..render.review import render_json, render_markdown
 from ..review import review as review_since
 from ..review import review_output
@@ -27,7 +27,7 @@ from .output import echo_lines, write_output
     help="markdown (at most 60,000 characters: fits a PR comment) or json (everything).",
 )
 @click.option("-o", "--output", type=opt.OUTPUT_FILE, metavar="FILE", help="Write to FILE.")
-def review(options: Options, base: str | None, fmt: str, output: Path | None) -> None:
+def review(options: Project, base: str | None, fmt: str, output: Path | None) -> None:
     """What this branch changes since BASE (default: the merge base with the default branch).
 
     Per profile: roles moved, upstream parameters changed, overlay deltas added, removed or

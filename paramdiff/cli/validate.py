@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..project import PinContext
+from ..jobs.validate import validate_file
+from ..pin import Pin
 from . import options as opt
 from .output import echo_lines
 
@@ -16,6 +17,6 @@ from .output import echo_lines
 @click.argument("file", type=opt.EXISTING_FILE, metavar="FILE")
 @opt.lenient()
 @click.option("--strict", is_flag=True, help="Fail on range/enum/bitmask warnings too.")
-def validate(pin: PinContext, file: Path, lenient: bool, strict: bool) -> None:
+def validate(pin: Pin, file: Path, lenient: bool, strict: bool) -> None:
     """Check FILE against the pin's metadata: unknown names, range, enum, bitmask, read-only."""
-    echo_lines(pin.validate_file(file, lenient, strict))
+    echo_lines(validate_file(pin, file, lenient, strict))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..project import PinContext
+from ..pin import Pin
 from ..vehicle.pull import PullLimits
 from ..verify import verify_vehicle
 from . import options as opt
@@ -28,7 +28,7 @@ from .pull import terminal_progress
     metavar="SECONDS",
     help="The whole pull, connection to last parameter.",
 )
-def verify(pin: PinContext, connection: str, launch: str | None, timeout: float) -> None:
+def verify(pin: Pin, connection: str, launch: str | None, timeout: float) -> None:
     """Pull a running SITL's parameters and compare them with what its launch should run.
 
     Lists each parameter a layer sets whose running value differs, with the layer and line

@@ -1,9 +1,9 @@
 """One launch of a profile checked end to end: what it loads, what runs it, where the sticks go.
 
-``verify_launch`` takes a PinContext (the pinned files and metadata) and the derived file as
-read back, and returns a ``LaunchResult``: the layer stack, the backend, the model findings
-(a Gazebo model's channels, or a built-in model's outputs and frame parameters), the
-pilot-input rows, and which findings an overlay acknowledgement accepts.
+``verify_launch`` takes a pin (``paramdiff.pin.Pin``: the pinned files and metadata) and the
+derived file as read back, and returns a ``LaunchResult``: the layer stack, the backend, the
+model findings (a Gazebo model's channels, or a built-in model's outputs and frame
+parameters), the pilot-input rows, and which findings an overlay acknowledgement accepts.
 """
 
 from __future__ import annotations
@@ -30,26 +30,23 @@ if TYPE_CHECKING:
     from ..parse.sdf_paths import Resolver
 
 
-class PinContext(Protocol):
-    """What verifying a launch reads of a pin (project.PinContext has it; this package sits
-    below the project layer, so it names only what it uses)."""
+class PinFiles(Protocol):
+    """What verifying a launch reads of a pin (``paramdiff.pin.Pin`` has it; this package sits
+    below the pin layer, so it names only what it uses)."""
 
     config: Config
     profile: Profile
     pin: str
     specs: dict[str, SourceSpec]
 
-    @property
     def metadata(self) -> Metadata | None: ...
 
-    @property
     def overlay(self) -> Overlay: ...
 
     def source(self, role: str) -> Source: ...
 
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]: ...
 
-    @property
     def derived_source(self) -> Source: ...
 
 
@@ -97,7 +94,7 @@ class LaunchResult:
         return {n: e.param.value for n, e in self.stack.effective.items()}
 
 
-def resolve_layers(ctx: PinContext, launch: Launch, derived: Source) -> list[Layer]:
+def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer]:
     """Each file of the defaults list: a pinned frame file is its locked role, the profile's
     derived path is the derived file, any other path is that file on disk."""
     from ..parse.local import local_source
@@ -134,7 +131,7 @@ def resolve_layers(ctx: PinContext, launch: Launch, derived: Source) -> list[Lay
 
 
 def _model(
-    ctx: PinContext, ref: str | None, extra: list[Path]
+    ctx: PinFiles, ref: str | None, extra: list[Path]
 ) -> tuple[str, str, bytes, object] | None:
     """(label, file, bytes, resolver) of the Gazebo model a JSON launch is verified against."""
     from ..parse.local import read_local
@@ -162,7 +159,7 @@ def stacked(launch: Launch, layers: list[Layer]) -> Layers:
     return stack([ly.source for ly in layers], label, frame_roles)
 
 
-def launch_layers(ctx: PinContext, text: str | None) -> tuple[Launch, Layers] | None:
+def launch_layers(ctx: PinFiles, text: str | None) -> tuple[Launch, Layers] | None:
     """The launch ``text`` (default: the profile's first declared one) and what it runs,
     over the derived file as read back; None when there is neither."""
     if text is None:
@@ -170,11 +167,11 @@ def launch_layers(ctx: PinContext, text: str | None) -> tuple[Launch, Layers] | 
             return None
         text = ctx.profile.launches[0].command
     launch = parse_launch(text)
-    return launch, stacked(launch, resolve_layers(ctx, launch, ctx.derived_source))
+    return launch, stacked(launch, resolve_layers(ctx, launch, ctx.derived_source()))
 
 
 def verify_launch(
-    ctx: PinContext,
+    ctx: PinFiles,
     name: str,
     launch: Launch,
     derived: Source,
@@ -227,7 +224,7 @@ def verify_launch(
 
 
 def _json(
-    ctx: PinContext,
+    ctx: PinFiles,
     result: LaunchResult,
     params: dict[str, float],
     model_ref: str | None,
@@ -256,11 +253,11 @@ def _json(
         params,
         ctx.profile.joint_roles,
         result.launch.vehicle,
-        ctx.metadata,
+        ctx.metadata(),
     )
     fix = (
         f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
-        f"{ctx.overlay.file}, or acknowledge the finding there (acknowledged:)"
+        f"{ctx.overlay().file}, or acknowledge the finding there (acknowledged:)"
     )
     for f in checked.findings:
         result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", fix, label, sha))
@@ -290,10 +287,10 @@ def acknowledge(result: LaunchResult, acks: tuple[Acknowledgement, ...]) -> set[
     return used
 
 
-def verify_declared(ctx: PinContext, derived: Source) -> list[LaunchResult]:
+def verify_declared(ctx: PinFiles, derived: Source) -> list[LaunchResult]:
     """Every launch the profile declares, acknowledgements applied."""
     out = []
-    acks = ctx.overlay.acknowledged
+    acks = ctx.overlay().acknowledged
     for d in ctx.profile.launches:
         result = verify_launch(ctx, d.name, parse_launch(d.command), derived, d.model)
         acknowledge(result, acks)
@@ -301,15 +298,15 @@ def verify_declared(ctx: PinContext, derived: Source) -> list[LaunchResult]:
     return out
 
 
-def stale_acknowledgements(ctx: PinContext, results: list[LaunchResult]) -> list[Acknowledgement]:
+def stale_acknowledgements(ctx: PinFiles, results: list[LaunchResult]) -> list[Acknowledgement]:
     """Acknowledgements no declared launch's finding matches any more."""
     used = {id(a) for r in results for _, a in r.acknowledged}
-    return [a for a in ctx.overlay.acknowledged if id(a) not in used]
+    return [a for a in ctx.overlay().acknowledged if id(a) not in used]
 
 
-def adhoc(ctx: PinContext, text: str, models: list[Path]) -> LaunchResult:
+def adhoc(ctx: PinFiles, text: str, models: list[Path]) -> LaunchResult:
     """A launch given on the command line, against the derived file; only acknowledgements
     of a model (not of a declared launch) apply to it."""
-    result = verify_launch(ctx, ADHOC, parse_launch(text), ctx.derived_source, None, models)
-    acknowledge(result, tuple(a for a in ctx.overlay.acknowledged if a.model))
+    result = verify_launch(ctx, ADHOC, parse_launch(text), ctx.derived_source(), None, models)
+    acknowledge(result, tuple(a for a in ctx.overlay().acknowledged if a.model))
     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..launch.physics import BUILT_IN, JSON
-from ..launch.verify import LaunchResult, PinContext, verify_declared
+from ..launch.verify import LaunchResult, PinFiles, verify_declared
 from ..model.source import Source
 from ..parse import vehicleinfo
 from ..stages.derive import Derived
@@ -115,7 +115,7 @@ def launch_text(r: LaunchResult) -> Iterator[str]:
         yield f"note: {note}"
 
 
-def load_line(ctx: PinContext, derived: Derived) -> tuple[str, list[str]] | None:
+def load_line(ctx: PinFiles, derived: Derived) -> tuple[str, list[str]] | None:
     """The first declared launch that passes, verified against ``derived`` rendered and read
     back without a launch line (the line itself changes no value); with the files it loads."""
     from ..parse.params import parse_params

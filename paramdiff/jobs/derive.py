@@ -1,0 +1,57 @@
+"""`paramdiff derive`: the pin's derived file (full, or --minimal) and where it goes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
+
+if TYPE_CHECKING:
+    from ..render.sinks import Output
+    from ..stages.derive import Derived
+
+
+def minimal_derived(pin: Pin) -> Derived:
+    """The derived file without what the launch runs anyway: the pin's
+    ``firmware_defaults`` role (a pulled, freshly wiped SITL), then the frame's defaults."""
+    if FIRMWARE_DEFAULTS_ROLE not in pin.specs:
+        raise ConfigError(
+            f"pin '{pin.pin}' of profile '{pin.profile.name}' has no "
+            f"'{FIRMWARE_DEFAULTS_ROLE}' role, so --minimal does not know what runs anyway",
+            "pull a freshly wiped SITL of this firmware (sim_vehicle.py -w …; paramdiff pull "
+            "tcp:127.0.0.1:5760 -o field/defaults.params), commit it and add it as role "
+            f"'{FIRMWARE_DEFAULTS_ROLE}: {{file: field/defaults.params}}'",
+        )
+    from ..stages.derive import minimal
+    from ..stages.running import runs_anyway
+
+    defaults = pin.source(FIRMWARE_DEFAULTS_ROLE).file.params.values()
+    baseline = runs_anyway(defaults, pin.frame_defaults())
+    return minimal(pin.derived(), baseline, FIRMWARE_DEFAULTS_ROLE)
+
+
+def derived_output(pin: Pin, output: Path | None, fmt: str) -> Output:
+    """Where derive writes: the profile's derived file, or -o (never another project file)."""
+    d = pin.derived()
+    profile = pin.profile
+    if output is None and pin.pin != profile.default_pin and not profile.derived_is_per_pin():
+        # One committed derived file per profile: it belongs to the default pin.
+        raise ConfigError(
+            f"{d.target} is pin {profile.default_pin}'s file (the profile's default_pin)",
+            f"give -o PATH (or -o -) for pin {pin.pin}, or put {{pin}} in the profile's "
+            "derived path in sources.yaml",
+        )
+    fix = (
+        d.regenerate
+        + (f" --format {fmt}" if fmt != "params" else "")
+        + (f" -o {output}" if output and str(output) != "-" else "")
+    )
+    from ..render.sinks import output_for
+
+    default = d.target if fmt == "params" else None
+    # -o may name the file derive writes by default: this pin's, in this format
+    own = default if pin.pin == profile.default_pin or profile.derived_is_per_pin() else None
+    guard = pin.project.project_files().without(own) if output is not None else None
+    return output_for(pin.config.root, output, default, fix, guard)

@@ -1,0 +1,96 @@
+"""`paramdiff fetch`: every target pin fetched, verified and locked, and after --update what
+moved upstream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..config.sources import PARAM_FORMATS
+from ..errors import InputError
+from ..model.values import same_value
+from ..parse.any import parse_any
+from ..project import Project, blueos_includes
+from ..upstream.cache import Cache
+from ..upstream.engine import FetchedRole
+from ..upstream.fetch import FetchResult, fetch_targets
+
+
+def fetch_project(
+    project: Project, profile: str | None, pin: str | None, update: bool
+) -> Iterator[str]:
+    """`paramdiff fetch`: every target pin fetched, verified and locked; lines to print."""
+    from tabulate import tabulate
+
+    config = project.config()
+    results = fetch_targets(
+        config,
+        config.fetch_targets(profile, pin),
+        project.cache(),
+        project.transports(),
+        update=update,
+        includes=blueos_includes,
+    )
+    headers = ["role", "source", "path", "size", "status"]
+    if update:
+        headers.append("update")
+    for result in results:
+        yield f"{result.profile} {result.pin}:"
+        yield tabulate(result.table(update), headers=headers, tablefmt="simple")
+        if update:
+            others = [p for p in config.profile(result.profile).pins if p != result.pin]
+            yield from update_hint(project.cache(), result, others)
+    # One write for every target (or none): see upstream.fetch.fetch_targets.
+    yield "sources.lock " + ("written" if any(r.lock_written for r in results) else "unchanged")
+
+
+def update_hint(cache: Cache, result: FetchResult, other_pins: list[str]) -> Iterator[str]:
+    """After `fetch --update`: how many parameters moved, and the commands that show them."""
+    for r in result.roles:
+        if r.previous is None or not r.changed or r.spec.format not in PARAM_FORMATS:
+            continue
+        changed = _changed_names(cache, r)
+        if changed is None:
+            continue
+        shown = ", ".join(changed[:6]) + (
+            f" (+{len(changed) - 6} more)" if len(changed) > 6 else ""
+        )
+        where = f"--profile {result.profile} --pin {result.pin} --role {r.spec.role}"
+        yield (
+            f"{r.spec.role}: {len(changed)} parameters changed upstream "
+            f"({r.previous.commit[:12]} -> {r.entry.commit[:12]}): {shown or 'none'}"
+        )
+        if changed:
+            yield (
+                f"  each one's values over upstream history: paramdiff history {changed[0]} "
+                + where
+            )
+        if other_pins:
+            yield (
+                f"  against another pin: paramdiff compare pins {other_pins[0]} {result.pin} "
+                f"--profile {result.profile} --role {r.spec.role}"
+            )
+
+
+def _changed_names(cache: Cache, r: FetchedRole) -> list[str] | None:
+    """Names whose value differs between the previous and the new version (None when the
+    previous version is no longer in the content-addressed cache, or does not parse)."""
+    assert r.previous is not None
+    cached = {i.path: cache.get(i.sha256) for i in r.previous.includes}
+    old = cache.get(r.previous.sha256)
+    old_files = {path: data for path, data in cached.items() if data is not None}
+    if old is None or len(old_files) != len(cached):
+        return None
+    try:
+        a = parse_any(
+            old, r.spec.path, r.spec.format, lenient=True, read_include=old_files.__getitem__
+        ).params
+        b = parse_any(
+            r.data, r.spec.path, r.spec.format, lenient=True, read_include=r.includes.__getitem__
+        ).params
+    except (InputError, KeyError):
+        return None
+    return sorted(
+        n
+        for n in set(a) | set(b)
+        if n not in a or n not in b or not same_value(a[n].value, b[n].value)
+    )

@@ -1,0 +1,43 @@
+"""`paramdiff layers`: what SITL runs, file by file, and the frame defaults left unchosen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from ..pin import Pin
+
+if TYPE_CHECKING:
+    from ..stages.layers import Flag, Layers
+
+
+def layers(pin: Pin, frame: str | None, files: list[Path]) -> tuple[Layers, list[Flag]]:
+    """The frame defaults with ``files`` (default: the derived file) loaded on top, and
+    the frame defaults that survive unchosen."""
+    profile = pin.profile
+    if not profile.frames:
+        raise ConfigError(
+            f"profile '{profile.name}' pins no sim_vehicle.py frame defaults, so there "
+            "are no layers to show",
+            "pin the frame's files (ArduPilot's Tools/autotest/default_params/*.parm) as "
+            "roles and list them under 'frames:' in sources.yaml",
+        )
+    defaults = pin.frame_defaults(frame)
+    if defaults is None:
+        raise ConfigError(
+            f"profile '{profile.name}' names no sitl_frame",
+            f"pass --frame (one of: {', '.join(profile.frames)})",
+        )
+    from ..parse.local import local_source
+    from ..stages.layers import stack, unchosen
+
+    added = [local_source(f, role=f.as_posix()) for f in files] or [pin.derived_source()]
+    result = stack([*defaults.layers, *added], defaults.frame, defaults.frame_roles)
+    flags, _ = unchosen(
+        result,
+        pin.source("hardware").file.params,
+        pin.classifier(),
+        pin.overlay().excluded_categories(),
+    )
+    return result, flags

@@ -1,0 +1,55 @@
+"""`paramdiff report`: what the pin's markdown report shows, and where it goes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from ..pin import Pin
+from .compare import THREE_WAY
+
+if TYPE_CHECKING:
+    from ..render.report_inputs import ReportInputs
+    from ..render.sinks import Output
+
+
+def report_inputs(pin: Pin) -> ReportInputs:
+    """Everything the report renders: the three-way table, the derived file, the model's
+    channels and findings, what SITL runs, the metadata and the launch results."""
+    from ..render.report_inputs import ReportInputs
+
+    derived = pin.derived()
+    model = pin.pinned_check("sitl_models")
+    return ReportInputs(
+        pin.profile,
+        pin.pin,
+        pin.compare(list(THREE_WAY)),
+        derived,
+        model.channels,
+        model.findings,
+        pin.sitl_run(),
+        model.geometry,
+        pin.metadata(),
+        pin.metadata_by_firmware(),
+        pin.launch_results(),
+    )
+
+
+def report_output(pin: Pin, output: Path | None) -> Output:
+    """Where report writes: the profile's report path, or -o (never another project file)."""
+    if output is not None and output.suffix.lower() == ".svg":
+        # The top view is written beside the report as <stem>.svg; -o x.svg would put
+        # markdown in x.svg and the picture in x.svg.svg.
+        raise UsageError(
+            f"-o {output} names the top view; -o names the markdown report",
+            f"give -o {output.with_suffix('.md')} (the top view goes beside it as {output.name})",
+        )
+    from ..render.report_model import svg_path
+    from ..render.sinks import output_for
+
+    fix = f"paramdiff report --profile {pin.profile.name} --pin {pin.pin}"
+    default = pin.profile.report_path(pin.pin)
+    own = (default, svg_path(default)) if default else ()
+    guard = pin.project.project_files().without(*own) if output is not None else None
+    return output_for(pin.config.root, output, default, fix, guard)

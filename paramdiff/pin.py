@@ -1,0 +1,455 @@
+"""One profile's pin: its specs, locked bytes, parsed sources, metadata and derived file.
+
+Loading is explicit: each method says what it reads (``source(role)``, ``fetched(roles)``,
+``derived()``, ``metadata()`` …) and memoises it for the run; an attribute (``profile``,
+``pin``, ``specs``, ``config``) is a value already read. The jobs over a pin (fetch, derive,
+report, layers, validate, history) are in ``paramdiff/jobs/``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .config.sources import PARAM_FORMATS, Profile, SourceSpec
+from .errors import ConfigError
+from .model.metadata import Metadata, firmware_of
+from .model.params import ParamFile
+from .model.source import Source
+from .project import Project, blueos_includes
+
+# Everything else is imported where it is used: a command loads only the stages, renderers
+# and transports it runs (the fetch stack only when something is fetched), so `compare
+# three-way` on a warm cache never imports the report, the SVG or requests.
+if TYPE_CHECKING:
+    from .config.lock import Lock, LockEntry
+    from .config.overlay import Overlay
+    from .launch.verify import LaunchResult
+    from .parse.sdf import Channel
+    from .parse.sdf_paths import Resolver
+    from .stages.classify import Classifier
+    from .stages.compare import Comparison
+    from .stages.derive import Derived, Target
+    from .stages.geometry import ModelCheck
+    from .stages.layers import Layers, SitlRun
+    from .upstream.engine import FetchedRole
+
+CALIBRATION_ROLE = "calibration"
+# A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
+FIRMWARE_DEFAULTS_ROLE = "firmware_defaults"
+METADATA_FORMAT = "pdef"
+
+T = TypeVar("T")
+
+
+def once(method: Callable[[Pin], T]) -> Callable[[Pin], T]:
+    """A method without arguments whose result is kept for the pin's life (the run)."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def kept(pin: Pin) -> T:
+        if name not in pin._memo:
+            pin._memo[name] = method(pin)
+        value: T = pin._memo[name]
+        return value
+
+    return kept
+
+
+class Pin:
+    """Everything about one profile's pin: specs, locked bytes, parsed sources, metadata."""
+
+    def __init__(
+        self, project: Project, profile: str | None, pin: str | None, lenient: bool = False
+    ) -> None:
+        self.project = project
+        self.config = project.config()  # read here: a pin of no sources.yaml is no pin
+        self.profile: Profile = self.config.profile(profile)
+        self.pin, self.specs = self.profile.pin(pin)
+        self._fetched: dict[str, FetchedRole] = {}
+        self._entries: dict[str, LockEntry] = {}  # roles verified without keeping their bytes
+        self._sources: dict[str, Source] = {}
+        self.lenient = lenient  # --lenient: every source's bad lines become warnings
+        self._classifier: Classifier | None = None
+        self._model_checks: dict[str, ModelCheck] = {}
+        self._stacked: dict[str, Layers] = {}  # frame -> its defaults (derive and layers share)
+        self._memo: dict[str, Any] = {}  # what the @once methods read, by method name
+
+    # -- bytes
+
+    @once
+    def lock(self) -> Lock | None:
+        return self.project.lock()
+
+    def fetched(self, roles: list[str]) -> dict[str, FetchedRole]:
+        missing = [r for r in roles if r not in self._fetched]
+        if missing:
+            from .upstream.engine import materialize
+
+            self._fetched.update(
+                materialize(
+                    self.profile,
+                    self.pin,
+                    self.project.cache(),
+                    self.project.transports(),
+                    lock=self.lock(),
+                    roles=missing,
+                    includes=blueos_includes,
+                    root=self.config.root,
+                )
+            )
+        return {r: self._fetched[r] for r in roles if r in self._fetched}
+
+    def locked_entry(self, role: str) -> LockEntry:
+        """``role``'s lock entry, its bytes verified in the cache (or fetched) once per run;
+        a metadata file's are hashed as read, not kept (see engine.verify_cached)."""
+        if role in self._fetched:
+            return self._fetched[role].entry
+        if role not in self._entries:
+            entry = None
+            if self.spec(role).format == METADATA_FORMAT:
+                from .upstream.engine import verify_cached
+
+                entry = verify_cached(
+                    self.profile, self.pin, self.project.cache(), self.lock(), role
+                )
+            self._entries[role] = entry or self.fetched([role])[role].entry
+        return self._entries[role]
+
+    def spec(self, role: str) -> SourceSpec:
+        if role not in self.specs:
+            raise ConfigError(
+                f"pin '{self.pin}' of profile '{self.profile.name}' has no role '{role}'",
+                f"add it to sources.yaml or use one of: {', '.join(self.specs)}",
+            )
+        return self.specs[role]
+
+    # -- parsed
+
+    def metadata_roles(self) -> list[str]:
+        return [r for r, s in self.specs.items() if s.format == METADATA_FORMAT]
+
+    @once
+    def metadata_by_firmware(self) -> dict[str, Metadata]:
+        out: dict[str, Metadata] = {}
+        from .config.lock import require_entry
+        from .upstream.parsed import load_metadata
+
+        # One role at a time: hashing two cached files needs no thread pool (nor its import).
+        for role in self.metadata_roles():
+            spec = self.specs[role]
+            firmware = spec.firmware or self._firmware_from_path(spec.path) or self.pin
+            sha256 = require_entry(self.lock(), self.profile.name, self.pin, spec).sha256
+
+            def read(role: str = role) -> bytes:  # only when the parsed entry is missing
+                return self.fetched([role])[role].data
+
+            out[firmware] = load_metadata(self.project.cache(), sha256, read, spec.path, firmware)
+            self.locked_entry(role)  # the bytes verified (fetched, or hashed) before any use
+        return out
+
+    @staticmethod
+    def _firmware_from_path(path: str) -> str | None:
+        # ParameterRepository lays files out as <Vehicle>-<major.minor>/apm.pdef.json
+        head = path.split("/", 1)[0]
+        if "-" in head:
+            return head.rsplit("-", 1)[1]
+        return None
+
+    @once
+    def metadata(self) -> Metadata | None:
+        """The pin's own metadata (the firmware the hardware runs)."""
+        by = self.metadata_by_firmware()
+        return by.get(self.pin) or next(iter(by.values()), None)
+
+    def metadata_for(self, firmware: str | None) -> Metadata | None:
+        by = self.metadata_by_firmware()
+        if firmware and firmware in by:
+            return by[firmware]
+        return self.metadata()
+
+    @once
+    def calibration_names(self) -> frozenset[str]:
+        if CALIBRATION_ROLE not in self.specs:
+            return frozenset()
+        from .parse.any import parse_names
+
+        f = self.fetched([CALIBRATION_ROLE])[CALIBRATION_ROLE]
+        return frozenset(parse_names(f.data, f.spec.path))
+
+    def source(self, role: str) -> Source:
+        if role in self._sources:
+            return self._sources[role]
+        from .parse.any import parse_any
+
+        spec = self.spec(role)
+        f = self.fetched([role])[role]
+
+        def read_include(path: str) -> bytes:
+            return f.includes[path]
+
+        if spec.format == "sdf":
+            parsed = self._parse_model(f)
+        else:
+            parsed = parse_any(
+                f.data,
+                spec.path,
+                spec.format,
+                lenient=spec.lenient or self.lenient,
+                joint_roles=self.profile.joint_roles,
+                read_include=read_include,
+            )
+        firmware = spec.firmware or firmware_of(parsed.header.get("Version"))
+        src = Source(
+            role=role,
+            file=parsed,
+            metadata=self.metadata_for(firmware),
+            repo=spec.repo,
+            commit=f.entry.commit,
+            path=spec.path,
+            sha256=f.entry.sha256,
+            lenient=spec.lenient,
+            declared_version=spec.firmware,
+            includes=f.entry.includes,
+        )
+        self._sources[role] = src
+        return src
+
+    def _parse_model(self, f: FetchedRole) -> ParamFile:
+        from .parse.sdf import parse_sdf
+
+        return parse_sdf(f.data, f.spec.path, self.profile.joint_roles)
+
+    def source_meta(self, role: str) -> Source:
+        """A role that is not a parameter set (metadata, name list): identity only."""
+
+        spec = self.spec(role)
+        entry = self.locked_entry(role)
+        return Source(
+            role=role,
+            file=ParamFile(file=spec.path, format=spec.format),
+            repo=spec.repo,
+            commit=entry.commit,
+            path=spec.path,
+            sha256=entry.sha256,
+        )
+
+    def classifier(self, extra: tuple[Metadata, ...] = ()) -> Classifier:
+        """One classifier per pin (it caches every name's category); ``extra`` metadata
+        (another pin's) makes a separate one."""
+        if not extra and self._classifier is not None:
+            return self._classifier
+        from .stages.classify import Classifier
+
+        made = Classifier(
+            categories=self.config.categories,
+            calibration_names=self.calibration_names(),
+            script_params=self.profile.script_params,
+            metadata=(*self.metadata_by_firmware().values(), *extra),
+        )
+        if not extra:
+            self._classifier = made
+        return made
+
+    def compare(self, roles: list[str]) -> Comparison:
+        """The aligned table of these roles, each with its own firmware's metadata."""
+        from .stages.compare import compare
+
+        sources = [self.source(r) for r in roles]
+        return compare(sources, self.classifier(), self.metadata())
+
+    # -- stages, wired with this pin's values
+
+    @once
+    def overlay(self) -> Overlay:
+        profile = self.profile
+        if not profile.overlay or not profile.derived:
+            raise ConfigError(
+                f"profile '{profile.name}' declares no overlay/derived path",
+                "add 'overlay:' and 'derived:' to the profile in sources.yaml",
+            )
+        from .config.overlay import load_overlay
+
+        return load_overlay(self.config.root, profile.overlay, memo=self.project.cache())
+
+    def frame_defaults(self, frame: str | None = None) -> Layers | None:
+        """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the
+        profile's sitl_frame), stacked; None when the profile names no SITL frame."""
+        frame = frame or self.profile.sitl_frame
+        if frame is None:
+            return None
+        if frame not in self.profile.frames:
+            raise ConfigError(
+                f"profile '{self.profile.name}' has no frame '{frame}'",
+                f"use one of: {', '.join(self.profile.frames) or '(none declared)'}, or declare "
+                "frames in sources.yaml",
+            )
+        if frame not in self._stacked:
+            from .stages.layers import stack
+
+            roles = self.profile.frames[frame]
+            self._stacked[frame] = stack([self.source(r) for r in roles], frame, roles)
+        return self._stacked[frame]
+
+    def derive_target(self) -> Target:
+        from .stages.derive import Target
+
+        inputs = [self.source_meta(r) for r in self.specs if r == CALIBRATION_ROLE]
+        inputs += [self.source_meta(r) for r in self.metadata_roles()]
+        return Target(
+            profile=self.profile.name,
+            pin=self.pin,
+            path=self.profile.derived_path(self.pin) or "",
+            inputs=tuple(inputs),
+            locked=tuple(self._locked_inputs()),
+            vehicle=self.profile.sitl_vehicle,
+            frame=self.profile.sitl_frame,
+        )
+
+    def _locked_inputs(self) -> Iterator[tuple[str, Source]]:
+        """(use, source) for every role but the overlay's base: what the derived file was
+        compared or checked against, the frame defaults, the metadata, the calibration list."""
+        profile = self.profile
+        base = self.overlay().base
+        for role, spec in self.specs.items():
+            frames = [f for f, roles in profile.frames.items() if role in roles]
+            if role == base:
+                continue
+            if spec.format == METADATA_FORMAT:
+                use = "metadata"
+            elif role == CALIBRATION_ROLE:
+                use = "categories"
+            elif role == FIRMWARE_DEFAULTS_ROLE:
+                use = "firmware defaults"
+            elif frames:
+                use = f"frame defaults, {' and '.join(frames)}"
+            elif role in self._launch_roles():
+                use = "launch defaults"
+            else:
+                use = "checked" if role in profile.target_models else "compared"
+            parsed = spec.format in PARAM_FORMATS
+            yield use, self.source(role) if parsed else self.source_meta(role)
+
+    @once
+    def _launch_roles(self) -> set[str]:
+        from .parse.launch import launch_roles
+
+        return launch_roles(self.specs, [d.command for d in self.profile.launches])
+
+    @once
+    def derived(self) -> Derived:
+        from .stages.derive import build
+
+        overlay = self.overlay()
+        derived = build(
+            self.source(overlay.base),
+            overlay,
+            self.classifier(),
+            self.metadata(),
+            self.frame_defaults(),
+            self.derive_target(),
+        )
+        if self.profile.launches:
+            # The header's "Load it with" line: the first declared launch check verifies.
+            from .render.launch import load_line
+
+            derived.launches_declared = True
+            derived.load_with = load_line(self, derived)
+        return derived
+
+    @once
+    def launch_results(self) -> list[LaunchResult]:
+        """Every declared launch verified against the derived file as read back."""
+        if not self.profile.launches:
+            return []
+        from .launch.verify import verify_declared
+
+        return verify_declared(self, self.derived_source())
+
+    @once
+    def derived_lines(self) -> list[str]:
+        """The derived file's lines (params format), rendered and read back by the loaders
+        once; ``check`` and ``derived_source`` share them."""
+        from .render.params import render
+
+        return list(render(self.derived()))
+
+    @once
+    def derived_source(self) -> Source:
+        """The derived file read back as ArduPilot reads it, with its own line numbers.
+
+        Rendered and parsed once; validate, layers and the report all use this one.
+        """
+        from .parse.params import parse_params
+        from .render.params import read_provenance
+        from .render.sinks import join_lines
+
+        d = self.derived()
+        lines = self.derived_lines()
+        parsed = parse_params(join_lines(lines).encode(), d.target, "params")
+        # Each row also says where its value came from (the file's provenance comments).
+        where = read_provenance(lines)
+        parsed.params = {
+            n: p._replace(note=f"from {where[n]}") if n in where else p
+            for n, p in parsed.params.items()
+        }
+        return Source(role=d.target, file=parsed)
+
+    @once
+    def sitl_run(self) -> SitlRun | None:
+        frame_defaults = self.frame_defaults()
+        if frame_defaults is None:
+            return None
+        from .stages.layers import sitl_run
+
+        return sitl_run(
+            frame_defaults,
+            self.derived_source(),
+            self.source("hardware").file.params,
+            self.classifier(),
+            self.overlay().excluded_categories(),
+        )
+
+    def model_channels(self, role: str = "sitl_models") -> list[Channel]:
+        from .parse.sdf import read_channels
+
+        models = self.fetched([role])[role]
+        return read_channels(models.data, models.spec.path)[0]
+
+    def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
+        """A pinned sdf role: label, repository path, bytes, and its locked includes."""
+        from .parse.sdf_paths import repo_resolver
+
+        f = self.fetched([role])[role]
+        label = f"{role} ({f.spec.repo}:{f.spec.path})"
+        return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
+
+    @once
+    def sitl_params(self) -> dict[str, float]:
+        """What SITL runs: the frame defaults, then the derived file (last wins)."""
+        from .stages.geometry import sitl_params
+
+        return sitl_params(self.derived(), self.sitl_run())
+
+    def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
+        """One model's channels, read from its geometry, against what SITL runs."""
+        from .stages.geometry import check_model
+
+        return check_model(
+            data,
+            file,
+            resolve,
+            self.sitl_params(),
+            self.profile.joint_roles,
+            self.profile.sitl_vehicle,
+            self.metadata(),
+        )
+
+    def pinned_check(self, role: str) -> ModelCheck:
+        """A pinned model role checked against what SITL runs, once per pin: the report and
+        `check`'s target models read the same model."""
+        if role not in self._model_checks:
+            _, file, data, resolve = self.pinned_model(role)
+            self._model_checks[role] = self.check_model(data, file, resolve)
+        return self._model_checks[role]
