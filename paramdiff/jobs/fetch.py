@@ -14,6 +14,11 @@ from ..upstream.cache import Cache
 from ..upstream.engine import FetchedRole
 from ..upstream.fetch import FetchResult, fetch_targets
 
+# fetch always reaches upstream, so the transports load here, before the download pool
+# starts: its workers then do not queue on the import lock, and reach a shared mirror's
+# MANIFEST.json in the order they were submitted (the first role's error is the one shown).
+from ..upstream.transports import MirrorTransport as _loaded_before_the_pool  # noqa: F401
+
 
 def fetch_project(
     project: Project, profile: str | None, pin: str | None, update: bool

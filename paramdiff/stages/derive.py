@@ -63,7 +63,7 @@ class Derived:
     # --minimal: (the firmware-defaults role, how many lines only restated what runs anyway)
     minimal_of: tuple[str, int] | None = None
     # The first declared launch check verifies: (command, files it loads in order); None
-    # when the profile declares launches and none passes (set by PinContext.derived).
+    # when the profile declares launches and none passes (set by Pin.derived).
     load_with: tuple[str, list[str]] | None = None
     launches_declared: bool = False
 

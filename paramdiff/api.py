@@ -1,0 +1,125 @@
+"""paramdiff as a Python library: what each command does, as functions and records.
+
+Open a project (its sources.yaml, sources.lock and a cache), take one profile's pin, and call
+the jobs over it; each returns values (a ``Comparison``, a ``Derived`` file, ``Layers``) or the
+lines a command prints. Nothing here writes a file unless a function says so; errors are
+``ParamdiffError`` subclasses carrying the file, line and fix. See docs/library.md.
+
+    from paramdiff import api
+
+    project = api.open_project("path/to/project", mirror="path/to/mirror")
+    pin = api.open_pin(project, "blueboat")
+    table = api.three_way(pin)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .check import check_project
+from .config.lock import Lock, LockEntry
+from .config.overlay import Overlay
+from .config.sources import Config, Profile, SourceSpec
+from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
+from .jobs.compare import THREE_WAY, compare_pins, three_way
+from .jobs.derive import minimal_derived
+from .jobs.fetch import fetch_project
+from .jobs.history import history
+from .jobs.layers import layers
+from .jobs.report import report_inputs
+from .jobs.validate import validate_file
+from .model.metadata import Metadata
+from .model.params import Param, ParamFile
+from .model.source import Source
+from .pin import Pin
+from .project import Project
+from .render.params import render as render_params
+from .render.report import render_report
+from .render.report_inputs import ReportInputs
+from .review import review
+from .stages.compare import Comparison, Row, Status, Verdict
+from .stages.derive import Derived
+from .stages.layers import Layers
+from .stages.review import Review
+from .vehicle.pull import Pulled, PullLimits, pull
+from .verify import verify_vehicle
+
+__all__ = [
+    "THREE_WAY",
+    "Comparison",
+    "Config",
+    "ConfigError",
+    "Derived",
+    "DriftError",
+    "InputError",
+    "Layers",
+    "Lock",
+    "LockEntry",
+    "Metadata",
+    "Overlay",
+    "Param",
+    "ParamFile",
+    "ParamdiffError",
+    "Pin",
+    "Profile",
+    "Project",
+    "PullLimits",
+    "Pulled",
+    "ReportInputs",
+    "Review",
+    "Row",
+    "Source",
+    "SourceSpec",
+    "Status",
+    "UsageError",
+    "Verdict",
+    "check",
+    "check_project",
+    "compare_pins",
+    "fetch_project",
+    "history",
+    "layers",
+    "minimal_derived",
+    "open_pin",
+    "open_project",
+    "pull",
+    "render_params",
+    "render_report",
+    "report_inputs",
+    "review",
+    "three_way",
+    "validate_file",
+    "verify_vehicle",
+]
+
+
+def open_project(root: str | Path = ".", **options: Any) -> Project:
+    """The project at ``root`` (the folder holding sources.yaml); ``options`` are the command
+    line's location options: ``cache_dir``, ``mirror``, ``transport``, ``git_base``,
+    ``offline``. sources.yaml is read here, so a bad one raises at once."""
+    if "cache_dir" in options and options["cache_dir"] is not None:
+        options["cache_dir"] = Path(options["cache_dir"])
+    project = Project(root=Path(root), **options)
+    project.config()
+    return project
+
+
+def open_pin(
+    project: Project, profile: str | None = None, pin: str | None = None, lenient: bool = False
+) -> Pin:
+    """One profile's pin (default: the first profile, its default_pin). Its files are fetched
+    or verified when a method asks for them (``pin.source(role)``, ``pin.derived()`` …)."""
+    return Pin(project, profile, pin, lenient=lenient)
+
+
+def check(
+    project: Project,
+    profile: str | None = None,
+    pin: str | None = None,
+    models: Iterable[Path] = (),
+    launch: str | None = None,
+) -> Iterator[str]:
+    """`paramdiff check`: the lines it prints; raises ``DriftError`` naming every finding."""
+    return check_project(project, profile, pin, list(models), launch=launch)
