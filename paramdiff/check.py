@@ -23,6 +23,7 @@ from .project import Options, PinContext
 from .render.params import LINE_MAX
 from .render.report import render_picture, render_report, svg_path
 from .render.sinks import check_file, join_lines
+from .stages.actuators import Fidelity, actuator_findings
 from .stages.channels import SOURCES
 from .stages.derive import Derived
 from .stages.validate import ERROR, validate
@@ -154,6 +155,7 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     _validates(ctx, derived, out)
     _no_unchosen_defaults(ctx, derived, out)
     _models_agree(ctx, derived, models or [], out)
+    _actuators_agree(ctx, derived, models or [], out)
     return out
 
 
@@ -372,3 +374,65 @@ def _target_models(
     for p in extra:
         out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), None))
     return out
+
+
+def _actuator_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, Fidelity]]:
+    """(label, file to fix, actuator fidelity) of the report's model, the target models and
+    each --model file."""
+    from .digests import sha256_of
+    from .parse.sdf import read_channels
+
+    out: list[tuple[str, str, Fidelity]] = []
+    roles = ["sitl_models"] if "sitl_models" in ctx.specs else []
+    roles += [t for t in ctx.profile.target_models if t in ctx.specs and t not in roles]
+    for role in roles:
+        label = ctx.pinned_model(role)[0]
+        out.append((label, ctx.overlay.file, ctx.pinned_fidelity(role)))
+    locals_ = [t for t in ctx.profile.target_models if t not in ctx.specs]
+    for target in locals_:
+        data = read_local(project_path(ctx.config.root, target))
+        channels = read_channels(data, target)[0]
+        out.append((target, target, ctx.model_fidelity(data, target, channels, sha256_of(data))))
+    for p in extra:
+        data = read_local(p)
+        channels = read_channels(data, p.as_posix())[0]
+        fid = ctx.model_fidelity(data, p.as_posix(), channels, sha256_of(data))
+        out.append((p.as_posix(), p.as_posix(), fid))
+    return out
+
+
+def _actuators_agree(
+    ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome
+) -> None:
+    """Each model's forward/reverse thrust (or rotor range) against what the firmware assumes
+    (stages.actuators); a finding fails unless the overlay acknowledges it for that model's
+    bytes, and an acknowledgment of a finding that is gone is stale."""
+    overlay = ctx.overlay
+    seen: set[tuple[str, str]] = set()
+    for label, file, fid in _actuator_models(ctx, models):
+        findings = actuator_findings(fid)
+        for f in findings:
+            seen.add((f.model_sha256, f.id))
+            if f.id in overlay.acknowledged_ids(f.model_sha256):
+                out.passed.append(f"{label}: {f.id} acknowledged in {overlay.file}")
+                continue
+            out.fail(
+                f"{label}: actuator {f}",
+                f"{f.fix} — in {overlay.file}: acknowledged: [{{finding: {f.id}, sha256: "
+                f"{f.model_sha256}, reason: ...}}]",
+                file,
+                None if file != overlay.file else 1,
+            )
+        rows = fid.rows
+        if rows and not findings:
+            out.passed.append(f"{label}: {len(rows)} actuator(s) agree with the firmware")
+    for ack in overlay.acknowledged:
+        if (ack.sha256, ack.finding) not in seen:
+            out.fail(
+                f"{overlay.file}:{ack.line}: acknowledged {ack.finding} is stale: no checked "
+                f"model with sha256 {ack.sha256[:12]} has that finding now",
+                f"review it: remove the acknowledgment from {overlay.file}, or update its "
+                "sha256 to the model it is about",
+                overlay.file,
+                ack.line,
+            )

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .parse.sdf_paths import Resolver
     from .render.report import ReportInputs
     from .render.sinks import Output
+    from .stages.actuators import Fidelity
     from .stages.classify import Classifier
     from .stages.compare import Comparison
     from .stages.derive import Derived, Target
@@ -142,6 +143,7 @@ class PinContext:
         self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
         self._model_checks: dict[str, ModelCheck] = {}
+        self._fidelities: dict[str, Fidelity] = {}
         self._stacked: dict[str, Layers] = {}  # frame -> its defaults (derive and layers share)
 
     # -- bytes
@@ -463,6 +465,9 @@ class PinContext:
         models = self.fetched([role])[role]
         return read_channels(models.data, models.spec.path)[0]
 
+    def pinned_model_sha256(self, role: str) -> str:
+        return self.fetched([role])[role].entry.sha256
+
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
         """A pinned sdf role: label, repository path, bytes, and its locked includes."""
         from .parse.sdf_paths import repo_resolver
@@ -526,6 +531,42 @@ class PinContext:
         )
         return ModelRead(channels, tree, to_frd)
 
+    def model_fidelity(
+        self, data: bytes, file: str, channels: list[Channel], sha256: str
+    ) -> Fidelity:
+        """A model's actuators (its own bytes) against what SITL runs."""
+        from .parse.sdf_thruster import read_actuation
+
+        return self._fidelity(channels, read_actuation(data, file), sha256)
+
+    def _fidelity(self, channels: list[Channel], actuation: Any, sha256: str) -> Fidelity:
+        from .stages.actuators import fidelity
+
+        return fidelity(
+            channels,
+            actuation,
+            self.sitl_params,
+            self.profile.sitl_vehicle,
+            sha256,
+            self.profile.vehicle_noun,
+        )
+
+    def pinned_fidelity(self, role: str) -> Fidelity:
+        """A pinned model's actuators against what SITL runs, once per pin; its Thruster
+        systems kept beside its cached bytes (check parses no XML)."""
+        if role not in self._fidelities:
+            from .parse.sdf_thruster import read_actuation
+            from .upstream.kept_actuation import kept_actuation
+
+            f = self.fetched([role])[role]
+            path, data = f.spec.path, f.data
+            actuation = kept_actuation(
+                self.options.cache, f.entry.sha256, path, lambda: read_actuation(data, path)
+            )
+            channels = self.pinned_check(role).channels
+            self._fidelities[role] = self._fidelity(channels, actuation, f.entry.sha256)
+        return self._fidelities[role]
+
     def report_inputs(self) -> ReportInputs:
         from .render.report import ReportInputs
 
@@ -542,6 +583,8 @@ class PinContext:
             model.geometry,
             self.metadata,
             self.metadata_by_firmware,
+            self.pinned_fidelity("sitl_models"),
+            self.overlay.acknowledged_ids(self.pinned_model_sha256("sitl_models")),
         )
 
     # -- what the commands write, and where

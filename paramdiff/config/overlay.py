@@ -84,6 +84,18 @@ class Rule:
         return f"category {self.category}" if self.category else ", ".join(self.params)
 
 
+class Acknowledgment(NamedTuple):
+    """A finding about a model that the overlay accepts, with the reason: ``finding`` is the
+    finding's id (e.g. ``thrust-ratio:SERVO1``) and ``sha256`` the model's bytes it was made
+    about, so another model (or a changed one) is not acknowledged and the entry goes stale
+    when the finding is gone."""
+
+    finding: str
+    sha256: str
+    reason: str
+    line: int
+
+
 class Section(NamedTuple):
     """A named group of parameters in the derived file."""
 
@@ -103,7 +115,9 @@ class Overlay:
         include: tuple[Rule, ...],
         sections: tuple[Section, ...],
         deltas: tuple[Delta, ...],
+        acknowledged: tuple[Acknowledgment, ...] = (),
     ) -> None:
+        self.acknowledged = acknowledged
         self.file = file
         self.sha256 = sha256
         self.base = base
@@ -115,6 +129,10 @@ class Overlay:
     def excluded_categories(self) -> frozenset[str]:
         """Categories left out as a whole (SITL's own values are the right ones there)."""
         return frozenset(r.category for r in self.exclude if r.category)
+
+    def acknowledged_ids(self, sha256: str) -> set[str]:
+        """The finding ids acknowledged for the model with these bytes."""
+        return {a.finding for a in self.acknowledged if a.sha256 == sha256}
 
     def delta(self, name: str) -> Delta | None:
         return self._deltas_by_name.get(name)
@@ -202,9 +220,35 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgment, ...]:
+    out = []
+    for i, item in enumerate(sequence(doc, ("acknowledged",), raw)):
+        path = ("acknowledged", i)
+        check_keys(doc, path, item, {"finding", "sha256", "reason"}, set())
+        sha = text(doc, (*path, "sha256"), item["sha256"]).strip().lower()
+        if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+            raise doc.error(
+                (*path, "sha256"),
+                f"acknowledged[{i}].sha256 is not a sha256",
+                "write the model's sha256 (64 hex digits), as check prints it",
+            )
+        said = item["reason"]
+        reason = " ".join((text(doc, (*path, "reason"), said) if said is not None else "").split())
+        if not reason:
+            raise doc.error(
+                (*path, "reason"),
+                f"acknowledged[{i}] has no reason",
+                "say why the finding is accepted, and where it should be fixed",
+            )
+        finding = text(doc, (*path, "finding"), item["finding"]).strip()
+        out.append(Acknowledgment(finding, sha, reason, doc.line(path)))
+    return tuple(out)
+
+
 def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay:
     doc = load_yaml(data, file, parsed)
-    raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
+    optional = {"select", "sections", "acknowledged"}
+    raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, optional)
     version(doc, raw["version"], 1, "use version: 1")
     select = mapping(doc, ("select",), raw.get("select"))
     check_keys(doc, ("select",), select, set(), {"exclude", "include"})
@@ -259,6 +303,7 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
         include=_rules(doc, "include", select.get("include")),
         sections=tuple(sections),
         deltas=tuple(deltas),
+        acknowledged=_acknowledged(doc, raw.get("acknowledged")),
     )
     doc.remember()  # accepted: its parse may be kept
     return overlay

@@ -9,14 +9,17 @@ from functools import cached_property
 from ..config.sources import Profile
 from ..files import project_path
 from ..model.metadata import Metadata
-from ..model.values import format_value, same_value
+from ..model.values import format_value
 from ..parse.sdf import Channel
+from ..stages.actuators import Fidelity
 from ..stages.channels import Finding
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from ..stages.derive import Derived
 from ..stages.geometry import Geometry
 from ..stages.layers import SitlRun
+from .actuators import actuator_consequence, actuator_section
 from .comparison import render
+from .consequences import consequence
 from .layers import layer_md
 from .sinks import Output
 from .svg import render_svg
@@ -56,7 +59,11 @@ class ReportInputs:
         geometry: Geometry | None = None,  # the model's channels read from its geometry
         metadata: Metadata | None = None,  # the pin's own firmware
         firmwares: dict[str, Metadata] | None = None,  # every pinned metadata
+        actuators: Fidelity | None = None,  # the model's actuators against the firmware
+        acknowledged: set[str] | None = None,  # the model's finding ids the overlay accepts
     ) -> None:
+        self.actuators = actuators
+        self.acknowledged = acknowledged or set()
         self.profile = profile
         self.pin = pin
         self.comparison = comparison
@@ -87,70 +94,6 @@ def link(repo: str | None, commit: str | None, path: str | None) -> str:
     return f"[{repo}@{commit[:12]}](https://github.com/{repo}/blob/{commit}/{url_path})"
 
 
-def consequence(comp: Comparison, name: str, noun: str = "vehicle") -> str:
-    """What the disagreement does to the vehicle (``noun``: "boat", "ROV"), where we know."""
-    values = {r: v for r in comp.roles if (v := comp.value(r, name)) is not None}
-    vs = set(values.values())
-    if name.endswith("_FUNCTION") and name.startswith("SERVO"):
-        notes = []
-        if {73.0, 74.0} <= vs:
-            notes.append(f"port and starboard swapped: the {noun} turns the wrong way")
-        if vs & {26.0, 70.0}:
-            notes.append("a steering + throttle mapping (26/70) is not skid-steer")
-        return "; ".join(notes) or "different output function"
-    if name.startswith("SERVO") and name.endswith(("_MIN", "_MAX")):
-        return _span_note(comp, name.rsplit("_", 1)[0])
-    if name.startswith("SERVO") and name.endswith("_TRIM"):
-        # The model's value is where its command is zero; the others are trims.
-        models = [v for r, v in values.items() if comp.source(r).file.format == "sdf"]
-        neutral = models[0] if models else min(vs)
-        trims = sorted(v for v in vs if not same_value(v, neutral))
-        return (
-            f"neutral {format_value(neutral)} vs trim {', '.join(map(format_value, trims))} is a "
-            f"standing command at zero throttle: the {noun} creeps"
-        )
-    if name.startswith("SERVO") and name.endswith("_REVERSED"):
-        return "one thruster pushes the other way; in the model, reversal is the multiplier's sign"
-    known = {
-        "MOT_THST_ASYM": "forward/reverse thrust asymmetry; the model's command is symmetric "
-        "(not represented)",
-        "MOT_SLEWRATE": "throttle slew-rate limit; not represented by the model",
-        "MOT_STR_THR_MIX": "how steering and throttle share thrust; turning feel differs",
-        "CRUISE_SPEED": "the speed/throttle pair AUTO uses to feed forward throttle",
-        "CRUISE_THROTTLE": "the speed/throttle pair AUTO uses to feed forward throttle",
-        "WP_SPEED": "mission speed",
-        "FS_ACTION": "what a failsafe does",
-        "ACRO_TURN_RATE": "maximum turn rate in ACRO",
-    }
-    if name in known:
-        return known[name]
-    if name.startswith("ATC_"):
-        return f"control gain or limit: the simulated {noun} will respond differently"
-    return ""
-
-
-def _span_note(comp: Comparison, output: str) -> str:
-    """How the PWM spans of SERVOn_MIN..SERVOn_MAX differ between the sources."""
-    spans = set()
-    for role in comp.roles:
-        lo, hi = comp.params[role].get(f"{output}_MIN"), comp.params[role].get(f"{output}_MAX")
-        if lo is not None and hi is not None:
-            spans.add((lo.value, hi.value))
-    if len(spans) < 2:
-        return "different PWM range"
-    (a_lo, a_hi), (b_lo, b_hi) = (
-        min(spans, key=lambda s: s[1] - s[0]),
-        max(spans, key=lambda s: s[1] - s[0]),
-    )
-    less = round((1 - (a_hi - a_lo) / (b_hi - b_lo)) * 100)
-    if less == 0:
-        return "same PWM span, shifted: every command maps to a different PWM"
-    return (
-        f"{format_value(a_lo)}–{format_value(a_hi)} is {less}% less PWM span than "
-        f"{format_value(b_lo)}–{format_value(b_hi)}, so every command scales differently"
-    )
-
-
 def render_report(inp: ReportInputs) -> Iterator[str]:
     """The report, section by section; each section ends with a blank line."""
     for section in (
@@ -161,6 +104,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _summary,
         _disagreements,
         _channels,
+        _actuators,
         _deltas,
         _left_out,
         _sitl,
@@ -168,6 +112,10 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _full_table,
     ):
         yield from section(inp)
+
+
+def _actuators(inp: ReportInputs) -> Iterator[str]:
+    yield from actuator_section(inp.actuators, "the model (`sitl_models`)", inp.acknowledged)
 
 
 def _intro(inp: ReportInputs) -> Iterator[str]:
@@ -281,7 +229,8 @@ def _disagreements(inp: ReportInputs) -> Iterator[str]:
             row.display_name,
             *(comp.cell(r, name) for r in comp.roles),
             _derived_cell(inp, name),
-            consequence(comp, name, inp.profile.vehicle_noun),
+            actuator_consequence(name, inp.actuators, inp.profile.vehicle_noun)
+            or consequence(comp, name, inp.profile.vehicle_noun),
         ]
         for name, row in comp.rows.items()
         if row.category == "vehicle" and row.status in (DIFFERS, RENAMED_DIFFERS)

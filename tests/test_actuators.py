@@ -1,0 +1,305 @@
+"""Actuator fidelity (stages.actuators): the thrust a model gives at the firmware's full forward
+and reverse output, through the gz-sim Thruster its cmd_topic reaches, against what the
+firmware's mixer assumes. Hand-written SDF fixtures with the same plugin blocks as the real
+models; the real SITL_Models BlueBoat (edited in the test) when the mirror is there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paramdiff.config.overlay import parse_overlay
+from paramdiff.errors import ConfigError, InputError
+from paramdiff.parse.sdf import read_channels
+from paramdiff.parse.sdf_thruster import read_actuation
+from paramdiff.render.actuators import actuator_consequence, actuator_section
+from paramdiff.stages.actuators import Fidelity, actuator_findings, fidelity
+from paramdiff.upstream.kept_actuation import _actuation_of
+
+ROVER = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0, "MOT_THST_ASYM": 1.6}
+BOAT_MODEL = "blueboat"
+
+
+def thruster(joint: str, extra: str = "") -> str:
+    return f"""
+    <plugin name="gz::sim::systems::Thruster" filename="gz-sim-thruster-system">
+      <namespace>{BOAT_MODEL}</namespace>
+      <joint_name>{joint}</joint_name>
+      <thrust_coefficient>0.02</thrust_coefficient>
+      <propeller_diameter>0.112</propeller_diameter>{extra}
+    </plugin>"""
+
+
+def control(channel: int, joint: str, multiplier: float = 70, lo: int = 1000, hi: int = 2000,
+            topic: str | None = None, ctype: str = "COMMAND") -> str:  # fmt: skip
+    topic = topic if topic is not None else f"/model/{BOAT_MODEL}/joint/{joint}/cmd_thrust"
+    return f"""
+      <control channel="{channel}">
+        <jointName>{joint}</jointName>
+        <multiplier>{multiplier}</multiplier>
+        <offset>-0.5</offset>
+        <servo_min>{lo}</servo_min>
+        <servo_max>{hi}</servo_max>
+        <type>{ctype}</type>
+        <cmd_topic>{topic}</cmd_topic>
+      </control>"""
+
+
+def boat(thrusters: str, controls: str) -> bytes:
+    return f"""<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="{BOAT_MODEL}">{thrusters}
+    <plugin name="ArduPilotPlugin" filename="ArduPilotPlugin">{controls}
+    </plugin>
+  </model>
+</sdf>
+""".encode()
+
+
+def fid_of(data: bytes, params: dict[str, float], vehicle: str = "Rover") -> Fidelity:
+    channels, _ = read_channels(data, "model.sdf")
+    return fidelity(channels, read_actuation(data, "model.sdf"), params, vehicle, "ab" * 32, "boat")
+
+
+SITL_MODELS_LIKE = boat(
+    thruster("motor_port_joint") + thruster("motor_stbd_joint"),
+    control(0, "motor_port_joint") + control(2, "motor_stbd_joint"),
+)
+ROADMAP_CLAMPS = "\n      <max_thrust_cmd>51.5</max_thrust_cmd>\n      <min_thrust_cmd>-40.2</min_thrust_cmd>"
+
+
+def test_the_sitl_models_boat_is_symmetric_against_thst_asym_1_6() -> None:
+    fid = fid_of(SITL_MODELS_LIKE, ROVER)
+    row = fid.rows[0]
+    # 70 * ((1900 - 1000) / 1000 - 0.5) = 28 N; at 1100: -28 N; gz-sim's default clamps ±1000
+    assert (row.forward, row.reverse, row.ratio) == (pytest.approx(28.0), pytest.approx(-28.0), 1.0)
+    assert row.limits == () and "1000 / -1000 N (gz-sim's defaults)" in row.clamps
+    assert row.neutral == "1500" and row.expected_ratio == 1.6
+    found = actuator_findings(fid)
+    assert [f.id for f in found] == ["thrust-ratio:SERVO1", "thrust-ratio:SERVO3"]
+    assert "1.00" in found[0].what and "MOT_THST_ASYM 1.6" in found[0].what
+    assert "1.60× what the firmware expects" in found[0].consequence
+    assert "backs up" in found[0].consequence and found[0].model_sha256 == "ab" * 32
+
+
+def test_the_roadmap_clamps_give_1_28_and_name_both_limits() -> None:
+    data = boat(
+        thruster("motor_port_joint", ROADMAP_CLAMPS) + thruster("motor_stbd_joint", ROADMAP_CLAMPS),
+        control(0, "motor_port_joint", 140) + control(2, "motor_stbd_joint", 140),
+    )
+    row = fid_of(data, ROVER).rows[0]
+    assert row.forward == 51.5 and row.reverse == -40.2
+    assert f"{row.ratio:.2f}" == "1.28"
+    assert row.limits[0].startswith("forward limited by max_thrust_cmd 51.5 N (line ")
+    assert row.limits[1].startswith("reverse limited by min_thrust_cmd -40.2 N (line ")
+    assert row.finding is not None and "1.28" in row.finding.what
+    assert "1.25× what the firmware expects" in row.finding.consequence
+
+
+def test_the_real_sitl_models_boat_edited_gives_1_00_then_1_28(upstream: Path) -> None:
+    path = next(upstream.glob("raw/ArduPilot/SITL_Models/b2fb*/Gazebo/models/blueboat/model.sdf"))
+    real = path.read_bytes()
+    params = {"SERVO1_FUNCTION": 74.0, "SERVO3_FUNCTION": 73.0, "MOT_THST_ASYM": 1.6}
+    assert {f"{r.ratio:.2f}" for r in fid_of(real, params).rows} == {"1.00"}
+    edited = real.replace(
+        b"<velocity_control>0</velocity_control>",
+        b"<velocity_control>0</velocity_control>" + ROADMAP_CLAMPS.encode(),
+    ).replace(b"<multiplier>70</multiplier>", b"<multiplier>140</multiplier>")
+    rows = fid_of(edited, params).rows
+    assert [f"{r.ratio:.2f}" for r in rows] == ["1.28", "1.28"]
+    assert all(len(r.limits) == 2 and r.finding is not None for r in rows)
+
+
+def test_a_ratio_within_five_percent_agrees() -> None:
+    asym = {**ROVER, "MOT_THST_ASYM": 1.0}
+    assert actuator_findings(fid_of(SITL_MODELS_LIKE, asym)) == []
+    # forward 28 N, reverse clamped to 20 N: 1.4 against 1.6 is 12.5% off
+    clamp = "\n      <min_thrust_cmd>-20</min_thrust_cmd>"
+    data = boat(thruster("motor_port_joint", clamp), control(0, "motor_port_joint"))
+    (row,) = fid_of(data, {**ROVER, "MOT_THST_ASYM": 1.45}).rows
+    assert row.ratio == pytest.approx(1.4) and row.finding is None  # 3.4% off
+    (row,) = fid_of(data, ROVER).rows
+    assert row.finding is not None
+
+
+def test_reverse_weaker_than_the_firmware_expects_says_so() -> None:
+    clamp = "\n      <min_thrust_cmd>-10</min_thrust_cmd>"
+    data = boat(thruster("motor_port_joint", clamp), control(0, "motor_port_joint"))
+    (row,) = fid_of(data, ROVER).rows
+    assert row.finding is not None and "0.57 of what the firmware expects" in row.finding.consequence
+
+
+def test_a_reversed_output_swaps_which_pwm_is_forward() -> None:
+    params = {**ROVER, "SERVO1_REVERSED": 1.0, "MOT_THST_ASYM": 1.0}
+    (row, _) = fid_of(SITL_MODELS_LIKE, params).rows
+    assert (row.forward_pwm, row.reverse_pwm) == (1100.0, 1900.0)
+    assert row.forward == pytest.approx(-28.0)
+
+
+HEAVY_LIKE = boat(
+    "".join(thruster(f"thruster{i}_joint") for i in range(1, 9)),
+    "".join(control(i - 1, f"thruster{i}_joint", 100, 1100, 1900) for i in range(1, 9)),
+)
+
+
+def test_the_heavy_s_symmetric_thrusters_agree_with_ardusub() -> None:
+    fid = fid_of(HEAVY_LIKE, {"FRAME_CONFIG": 2.0}, "ArduSub")
+    assert len(fid.rows) == 8 and actuator_findings(fid) == []
+    assert {(r.forward, r.reverse, r.ratio) for r in fid.rows} == {(50.0, -50.0, 1.0)}
+    assert all("symmetric" in r.firmware for r in fid.rows)
+
+
+def test_an_asymmetric_sub_thruster_is_a_finding() -> None:
+    data = boat(
+        thruster("thruster1_joint", "\n      <min_thrust_cmd>-30</min_thrust_cmd>"),
+        control(0, "thruster1_joint", 100, 1100, 1900),
+    )
+    (row,) = fid_of(data, {"FRAME_CONFIG": 2.0}, "ArduSub").rows
+    assert row.finding is not None and "symmetric" in row.finding.what
+    assert "drifts" in row.finding.consequence
+
+
+def test_the_angular_velocity_mode_applies_fossen_s_thrust_and_its_deadband() -> None:
+    extra = "\n      <use_angvel_cmd>true</use_angvel_cmd>\n      <deadband>1</deadband>"
+    data = boat(thruster("motor_port_joint", extra), control(0, "motor_port_joint"))
+    (act,) = read_actuation(data, "m.sdf").thrusters
+    assert act.topic == f"model/{BOAT_MODEL}/joint/motor_port_joint/cmd_vel" and act.angvel
+    assert act.thrust(28.0) == pytest.approx(0.02 * 0.112**4 * 28 * 28 * 1000)
+    assert act.thrust(0.5) == 0.0  # below the 1 N deadband
+    (row,) = fid_of(data.replace(b"cmd_thrust", b"cmd_vel"), ROVER).rows
+    assert "deadband 1 N" in row.neutral and row.physics.startswith("Thruster (angular velocity")
+
+
+def test_a_force_deadband_widens_the_neutral_band() -> None:
+    data = boat(thruster("motor_port_joint", "\n      <deadband>7</deadband>"),
+                control(0, "motor_port_joint"))  # fmt: skip
+    (row,) = fid_of(data, ROVER).rows
+    assert row.neutral == "1400–1600 (deadband 7 N)"  # 7 N / 70 * 1000 µs either side
+
+
+def test_topics_follow_gz_sim_s_rules() -> None:
+    custom = boat(
+        thruster("motor_port_joint", "\n      <topic>/thrust/port/</topic>"),
+        control(0, "motor_port_joint", topic="blueboat/thrust/port"),
+    )
+    (row,) = fid_of(custom, ROVER).rows
+    assert row.physics.startswith("Thruster")
+    nowhere = boat(thruster("motor_port_joint"), control(0, "motor_port_joint", topic="/x"))
+    (row,) = fid_of(nowhere, ROVER).rows
+    assert row.physics == "cmd_topic reaches no Thruster of the model" and row.finding is None
+    no_namespace = SITL_MODELS_LIKE.replace(b"<namespace>blueboat</namespace>", b"")
+    assert fid_of(no_namespace, ROVER).rows[0].physics.startswith("Thruster")  # model name
+
+
+def test_a_max_below_min_keeps_gz_sim_s_defaults_and_bad_numbers_are_refused() -> None:
+    swapped = "\n      <max_thrust_cmd>-5</max_thrust_cmd>\n      <min_thrust_cmd>5</min_thrust_cmd>"
+    data = boat(thruster("motor_port_joint", swapped), control(0, "motor_port_joint"))
+    (act,) = read_actuation(data, "m.sdf").thrusters
+    assert (act.max_cmd, act.min_cmd, act.lines.get("max_thrust_cmd")) == (1000, -1000, None)
+    bad = boat(thruster("motor_port_joint", "\n      <deadband>lots</deadband>"), "")
+    with pytest.raises(InputError) as exc:
+        read_actuation(bad, "m.sdf")
+    assert exc.value.line == 9
+    no_joint = boat(thruster("").replace("<joint_name></joint_name>", ""), "")
+    assert read_actuation(no_joint, "m.sdf").thrusters == []
+
+
+COPTER = {"FRAME_CLASS": 1.0, "FRAME_TYPE": 1.0, "MOT_SPIN_ARM": 0.07, "MOT_SPIN_MIN": 0.09}
+
+
+def rotor_model(lo: int = 1100, hi: int = 1900) -> bytes:
+    controls = "".join(
+        f"""
+      <control channel="{i}"><jointName>rotor_{i}_joint</jointName><multiplier>838</multiplier>
+        <offset>0</offset><servo_min>{lo}</servo_min><servo_max>{hi}</servo_max>
+        <type>VELOCITY</type></control>"""
+        for i in range(4)
+    )
+    return boat("", controls)
+
+
+def test_copter_rotors_at_mot_pwm_min_max_and_the_spin_points() -> None:
+    params = {**COPTER, "MOT_PWM_MIN": 1100.0, "MOT_PWM_MAX": 1900.0}
+    fid = fid_of(rotor_model(), params, "ArduCopter")
+    assert actuator_findings(fid) == []
+    row = fid.rows[0]
+    assert (row.forward, row.reverse, row.ratio, row.unit) == (838.0, 0.0, None, "rad/s")
+    assert row.neutral == "≤ 1100"
+    (spins,) = [n for n in fid.notes if n.startswith("Rotors")]
+    assert "MOT_SPIN_ARM 0.07 → 1156 µs → 59 rad/s" in spins
+    assert "MOT_SPIN_MAX 0.95 → 1860 µs" in spins and "stands still" in spins
+
+
+def test_copter_pwm_range_off_the_model_s_servo_span_is_a_finding() -> None:
+    params = {**COPTER, "MOT_PWM_MIN": 1000.0, "MOT_PWM_MAX": 2000.0}
+    fid = fid_of(rotor_model(), params, "ArduCopter")
+    found = actuator_findings(fid)
+    assert [f.id for f in found] == [f"rotor-range:SERVO{i}" for i in range(1, 5)]
+    assert "moves no rotor" in found[0].consequence
+    inside = fid_of(rotor_model(1000, 2000), {**COPTER, "MOT_PWM_MIN": 1100.0,
+                                                "MOT_PWM_MAX": 1900.0}, "ArduCopter")  # fmt: skip
+    assert "already turns at 84 rad/s" in actuator_findings(inside)[0].consequence
+    assert "already turns" in next(n for n in inside.notes if n.startswith("Rotors"))
+
+
+def test_rates_are_described_as_they_behave_in_sitl() -> None:
+    params = {**ROVER, "MOT_SLEWRATE": 200.0, "SERVO_RATE": 50.0, "SCHED_LOOP_RATE": 50.0}
+    notes = "\n".join(fid_of(SITL_MODELS_LIKE, params).notes)
+    assert "MOT_SLEWRATE 200 %/s is applied by the firmware" in notes
+    assert "full reverse to full forward 1 s" in notes and "no lag of its own" in notes
+    assert "SERVO_RATE 50 Hz has no effect in SITL" in notes
+    assert "SCHED_LOOP_RATE 50 Hz" in notes
+    zero = "\n".join(fid_of(SITL_MODELS_LIKE, {**ROVER, "MOT_SLEWRATE": 0.0}).notes)
+    assert "0 disables it" in zero
+
+
+def test_the_report_section_and_the_consequences() -> None:
+    fid = fid_of(SITL_MODELS_LIKE, {**ROVER, "MOT_SLEWRATE": 200.0})
+    lines = list(actuator_section(fid, "the model", {"thrust-ratio:SERVO1"}))
+    text = "\n".join(lines)
+    assert lines[0] == "## Actuator fidelity"
+    assert "| SERVO1 |" in text and "acknowledged: simulated reverse" in text
+    assert "**simulated reverse thrust is 1.60×" in text  # SERVO3: not acknowledged
+    assert "none bind: 1000 / -1000 N (gz-sim's defaults)" in text
+    asym = actuator_consequence("MOT_THST_ASYM", fid, "boat")
+    assert asym is not None and asym.startswith("the model's forward/reverse thrust is 1.00: ")
+    assert "not represented" not in (actuator_consequence("MOT_SLEWRATE", fid, "boat") or "")
+    assert "no effect in SITL" in (actuator_consequence("SERVO_RATE", fid, "boat") or "")
+    assert actuator_consequence("WP_SPEED", fid, "boat") is None
+    assert actuator_consequence("MOT_THST_ASYM", None, "boat") is None
+    agree = fid_of(SITL_MODELS_LIKE, {**ROVER, "MOT_THST_ASYM": 1.0})
+    assert "agree" in (actuator_consequence("MOT_THST_ASYM", agree, "boat") or "")
+    assert list(actuator_section(None, "x"))[2] == "No Gazebo model to read actuators from."
+
+
+def test_the_kept_actuation_decodes_exactly_what_was_read() -> None:
+    act = read_actuation(SITL_MODELS_LIKE, "m.sdf")
+    row = ["m.sdf", [list(t) for t in act.thrusters], [[c, t] for c, t in act.topics.items()]]
+    assert _actuation_of(json.dumps(row).encode(), "m.sdf") == act
+    assert _actuation_of(json.dumps(row).encode(), "other.sdf") is None
+    row[1][0][3] = "1000"  # a number as text
+    assert _actuation_of(json.dumps(row).encode(), "m.sdf") is None
+    assert _actuation_of(b"[not json", "m.sdf") is None
+
+
+OVERLAY = """version: 1
+base: hardware
+deltas: []
+acknowledged:
+  - finding: thrust-ratio:SERVO1
+    sha256: {sha}
+    reason: {reason}
+"""
+
+
+def test_the_overlay_acknowledges_a_finding_of_one_model_s_bytes() -> None:
+    ok = parse_overlay(OVERLAY.format(sha="AB" * 32, reason="upstream's model").encode(), "o.yaml")
+    assert ok.acknowledged_ids("ab" * 32) == {"thrust-ratio:SERVO1"}
+    assert ok.acknowledged_ids("cd" * 32) == set()  # another copy of the model
+    assert ok.acknowledged[0].line == 5
+    with pytest.raises(ConfigError, match="is not a sha256"):
+        parse_overlay(OVERLAY.format(sha="abc", reason="x").encode(), "o.yaml")
+    with pytest.raises(ConfigError, match="has no reason"):
+        parse_overlay(OVERLAY.format(sha="ab" * 32, reason="null").encode(), "o.yaml")
