@@ -67,7 +67,9 @@ SITL_MODELS_LIKE = boat(
     thruster("motor_port_joint") + thruster("motor_stbd_joint"),
     control(0, "motor_port_joint") + control(2, "motor_stbd_joint"),
 )
-ROADMAP_CLAMPS = "\n      <max_thrust_cmd>51.5</max_thrust_cmd>\n      <min_thrust_cmd>-40.2</min_thrust_cmd>"
+ROADMAP_CLAMPS = (
+    "\n      <max_thrust_cmd>51.5</max_thrust_cmd>\n      <min_thrust_cmd>-40.2</min_thrust_cmd>"
+)
 
 
 def test_the_sitl_models_boat_is_symmetric_against_thst_asym_1_6() -> None:
@@ -128,7 +130,9 @@ def test_reverse_weaker_than_the_firmware_expects_says_so() -> None:
     clamp = "\n      <min_thrust_cmd>-10</min_thrust_cmd>"
     data = boat(thruster("motor_port_joint", clamp), control(0, "motor_port_joint"))
     (row,) = fid_of(data, ROVER).rows
-    assert row.finding is not None and "0.57 of what the firmware expects" in row.finding.consequence
+    assert (
+        row.finding is not None and "0.57 of what the firmware expects" in row.finding.consequence
+    )
 
 
 def test_a_reversed_output_swaps_which_pwm_is_forward() -> None:
@@ -194,7 +198,9 @@ def test_topics_follow_gz_sim_s_rules() -> None:
 
 
 def test_a_max_below_min_keeps_gz_sim_s_defaults_and_bad_numbers_are_refused() -> None:
-    swapped = "\n      <max_thrust_cmd>-5</max_thrust_cmd>\n      <min_thrust_cmd>5</min_thrust_cmd>"
+    swapped = (
+        "\n      <max_thrust_cmd>-5</max_thrust_cmd>\n      <min_thrust_cmd>5</min_thrust_cmd>"
+    )
     data = boat(thruster("motor_port_joint", swapped), control(0, "motor_port_joint"))
     (act,) = read_actuation(data, "m.sdf").thrusters
     assert (act.max_cmd, act.min_cmd, act.lines.get("max_thrust_cmd")) == (1000, -1000, None)

@@ -220,6 +220,16 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+def _sections(doc: YamlDoc, raw: Any) -> tuple[Section, ...]:
+    sections = []
+    for i, s in enumerate(sequence(doc, ("sections",), raw)):
+        path = ("sections", i)
+        check_keys(doc, path, s, {"name", "params"}, set())
+        params = globs(doc, (*path, "params"), s["params"])
+        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
+    return tuple(sections)
+
+
 def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgment, ...]:
     out = []
     for i, item in enumerate(sequence(doc, ("acknowledged",), raw)):
@@ -252,12 +262,7 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
     version(doc, raw["version"], 1, "use version: 1")
     select = mapping(doc, ("select",), raw.get("select"))
     check_keys(doc, ("select",), select, set(), {"exclude", "include"})
-    sections = []
-    for i, s in enumerate(sequence(doc, ("sections",), raw.get("sections"))):
-        path = ("sections", i)
-        check_keys(doc, path, s, {"name", "params"}, set())
-        params = globs(doc, (*path, "params"), s["params"])
-        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
+    sections = _sections(doc, raw.get("sections"))
     deltas = []
     seen: dict[str, int] = {}
     for i, d in enumerate(sequence(doc, ("deltas",), raw["deltas"])):
@@ -301,7 +306,7 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
         base=text(doc, ("base",), raw["base"]),
         exclude=_rules(doc, "exclude", select.get("exclude")),
         include=_rules(doc, "include", select.get("include")),
-        sections=tuple(sections),
+        sections=sections,
         deltas=tuple(deltas),
         acknowledged=_acknowledged(doc, raw.get("acknowledged")),
     )

@@ -20,7 +20,8 @@ def _pwm(value: float | None) -> str:
 
 def _cells(row: ActuatorRow, acknowledged: set[str]) -> list[str]:
     if row.finding is None:
-        verdict = "agrees" if row.expected_ratio is not None else ""
+        judged = row.expected_ratio is not None or row.firmware.startswith("rotor stopped")
+        verdict = "agrees" if judged else ""
     elif row.finding.id in acknowledged:
         verdict = f"acknowledged: {row.finding.consequence}"
     else:
