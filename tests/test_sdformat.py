@@ -52,13 +52,14 @@ def paramdiff_view(case: str, mirror: Path | None) -> dict[str, Any]:
     path = FIXTURES / f"{case}.sdf"
     resolve = local_resolver({"GZ_SIM_RESOURCE_PATH": str(models_dir(case, mirror))})
     tree = load_model(path.read_bytes(), str(path), resolve)
-    return {
-        "links": {n: {"p": list(k.pose.p), "r": [list(r) for r in k.pose.r]} for n, k in tree.links.items()},
-        "joints": {
-            n: {"axis": list(j.axis), "parent": j.parent, "child": j.child}
-            for n, j in tree.joints.items()
-        },
-    }  # fmt: skip
+    links = {
+        n: {"p": list(k.pose.p), "r": [list(r) for r in k.pose.r]} for n, k in tree.links.items()
+    }
+    joints = {
+        n: {"axis": list(j.axis), "parent": j.parent, "child": j.child}
+        for n, j in tree.joints.items()
+    }
+    return {"links": links, "joints": joints}
 
 
 def close(a: Any, b: Any) -> bool:
