@@ -178,3 +178,74 @@ def regenerate() -> None:
 
 if __name__ == "__main__" and sys.argv[1:] == ["--regenerate"]:
     regenerate()
+
+
+def merged(tmp_path: Path, body: str, models: dict[str, str] | None = None) -> Any:
+    for name, inner in (models or {}).items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "model.sdf").write_text(f'<sdf version="1.9">{inner}</sdf>')
+    top = tmp_path / "top" / "model.sdf"
+    top.parent.mkdir()
+    top.write_text(f'<sdf version="1.9"><model name="top">\n{body}\n</model></sdf>')
+    return load_model(top.read_bytes(), str(top), local_resolver({}))
+
+
+POD = '<model name="pod"><link name="a"><pose>1 0 0 0 0 0</pose></link></model>'
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ('<link name="a"><pose relative_to="nowhere"/></link>', "relative_to 'nowhere' names no"),
+        (
+            '<link name="c"><pose relative_to="j"/></link>'
+            '<joint name="j" type="fixed"><parent>c</parent><child>c</child></joint>',
+            r"in a loop \(c -> j -> c\)",
+        ),
+        (
+            '<link name="c"/><joint name="j" type="revolute"><parent>c</parent><child>c</child>'
+            '<axis><xyz expressed_in="nope">1 0 0</xyz></axis></joint>',
+            'expressed_in="nope"> names no frame',
+        ),
+        (
+            "<include><uri>model://pod</uri><placement_frame>b</placement_frame></include>",
+            "<placement_frame> 'b' names no frame of model://pod",
+        ),
+        (
+            '<link name="m"><pose relative_to="pod::zz"/></link><include><uri>model://pod</uri>'
+            "</include>",
+            "relative_to 'pod::zz' names no",
+        ),
+    ],
+)
+def test_frames_libsdformat_refuses_are_refused_at_their_line(
+    tmp_path: Path, body: str, error: str
+) -> None:
+    from paramdiff.errors import InputError
+
+    with pytest.raises(InputError, match=error) as exc:
+        merged(tmp_path, body, {"pod": POD})
+    assert exc.value.line in (1, 2)
+
+
+def test_scoped_names_legacy_axes_and_merged_model_frames(tmp_path: Path) -> None:
+    tree = merged(
+        tmp_path,
+        "<include><uri>model://pod</uri><pose>0 1 0 0 0 0</pose></include>"
+        '<link name="m"><pose relative_to="pod::a">0 0 1 0 0 0</pose></link>'
+        '<include merge="true"><uri>model://arm</uri><pose>5 0 0 0 0 1.5707963267948966</pose>'
+        "</include>",
+        {
+            "pod": POD,
+            "arm": '<model name="arm"><link name="b"><pose relative_to="__model__">1 0 0 0 0 0'
+            '</pose></link><joint name="jb" type="revolute"><parent>b</parent><child>b</child>'
+            '<axis><xyz expressed_in="__model__">1 0 0</xyz></axis></joint>'
+            '<joint name="jl" type="revolute"><parent>b</parent><child>b</child><axis>'
+            "<xyz>1 0 0</xyz><use_parent_model_frame>true</use_parent_model_frame></axis></joint>"
+            "</model>",
+        },
+    )
+    assert close(list(tree.links["m"].pose.p), [1, 1, 1])
+    assert close(list(tree.links["b"].pose.p), [5, 1, 0])  # __model__ of a merged model
+    assert close(list(tree.joints["jb"].axis), [0, 1, 0])
+    assert close(list(tree.joints["jl"].axis), [0, 1, 0])
