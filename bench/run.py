@@ -1,6 +1,9 @@
 """Benchmark: paramdiff against pymavlink's mavparmdiff.py (the peer), measured in the same run.
 
-    python bench/run.py [--reps 15] [--mirror ../shared/upstream] [--write-readme]
+    python bench/run.py [--reps 15] [--mirror ../shared/upstream] [--write-docs]
+
+--write-docs rewrites the block between <!-- bench:start --> and <!-- bench:end --> in
+docs/performance.md (--write-readme, its old name, still works).
 
 Exits 1 when a target is not met.
 
@@ -352,7 +355,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--mirror", default=str(ROOT.parent / "shared" / "upstream"))
-    ap.add_argument("--write-readme", action="store_true")
+    # --write-readme: the old name, from when the block lived in README.md
+    ap.add_argument("--write-docs", "--write-readme", dest="write_docs", action="store_true")
     args = ap.parse_args()
     mirror = Path(args.mirror).resolve()
     peer_py = peer_environment()
@@ -409,12 +413,12 @@ def main() -> None:
     met = met and all(head < REPORT_HEAD_LIMIT for _, _, head in sizes)
     lines += ["", "Every target met." if met else "Some targets NOT met (see the rows marked NO)."]
     print("\n".join(lines))
-    if args.write_readme:
-        readme = ROOT / "README.md"
-        text = readme.read_text()
+    if args.write_docs:
+        page = ROOT / "docs" / "performance.md"
+        text = page.read_text()
         head, rest = text.split("<!-- bench:start -->", 1)
         _, tail = rest.split("<!-- bench:end -->", 1)
-        readme.write_text(
+        page.write_text(
             head + "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->" + tail
         )
     if not met:
