@@ -97,6 +97,7 @@ def check_project(
     pin: str | None,
     models: list[Path],
     annotate: bool = False,
+    world: Path | None = None,
 ) -> Iterator[str]:
     """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
 
@@ -105,7 +106,7 @@ def check_project(
     findings: list[str] = []
     fixes: list[str] = []
     for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models)
+        outcome = run_check(ctx, models, world)
         where = f"{ctx.profile.name} {ctx.pin}"
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
@@ -139,7 +140,9 @@ def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterato
         )
 
 
-def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
+def run_check(
+    ctx: PinContext, models: list[Path] | None = None, world: Path | None = None
+) -> CheckOutcome:
     out = CheckOutcome()
     if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
@@ -156,6 +159,8 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     _no_unchosen_defaults(ctx, derived, out)
     _models_agree(ctx, derived, models or [], out)
     _actuators_agree(ctx, derived, models or [], out)
+    if world is not None:
+        _loop_rate(ctx, world, out)
     return out
 
 
@@ -436,3 +441,15 @@ def _actuators_agree(
                 overlay.file,
                 ack.line,
             )
+
+
+def _loop_rate(ctx: PinContext, world: Path, out: CheckOutcome) -> None:
+    """SCHED_LOOP_RATE against the world's physics step (stages.actuators.loop_rate_note): a
+    warning when the firmware's loop runs faster than the world steps."""
+    from .parse.sdf_thruster import read_physics_step
+    from .stages.actuators import loop_rate_note
+
+    step, line = read_physics_step(read_local(world), world.as_posix())
+    note = loop_rate_note(ctx.sitl_params, (step, f"{world.as_posix()}:{line}"))
+    loop = ctx.sitl_params.get("SCHED_LOOP_RATE")
+    (out.warnings if loop is not None and loop > 1.0 / step else out.passed).append(note)

@@ -695,6 +695,12 @@ def report(pin: PinContext, output: Path | None, check: bool) -> None:
         metavar="FILE",
         help="Also check this Gazebo model's channels against the derived file.",
     ),
+    _arg(
+        "--world",
+        type=_existing_file,
+        metavar="FILE",
+        help="The Gazebo world the vehicle runs in: its physics step against SCHED_LOOP_RATE.",
+    ),
     _arg("--all-profiles", action="store_true", help=argparse.SUPPRESS),  # the default; old scripts
     _arg(
         "--format",
@@ -710,6 +716,7 @@ def check(
     profile: str | None,
     pin: str | None,
     models: list[Path] | None,
+    world: Path | None,
     all_profiles: bool,
     fmt: str,
 ) -> None:
@@ -720,7 +727,8 @@ def check(
     from .check import check_project
 
     profile = None if all_profiles else profile
-    _echo_lines(check_project(options, profile, pin, list(models or ()), annotate=fmt == "github"))
+    annotate = fmt == "github"
+    _echo_lines(check_project(options, profile, pin, list(models or ()), annotate, world))
 
 
 @_command(

@@ -309,3 +309,36 @@ def test_the_overlay_acknowledges_a_finding_of_one_model_s_bytes() -> None:
         parse_overlay(OVERLAY.format(sha="abc", reason="x").encode(), "o.yaml")
     with pytest.raises(ConfigError, match="has no reason"):
         parse_overlay(OVERLAY.format(sha="ab" * 32, reason="null").encode(), "o.yaml")
+
+
+def world(tmp_path: Path, physics: str) -> Path:
+    path = tmp_path / "world.sdf"
+    path.write_text(f'<sdf version="1.9">\n<world name="w">{physics}</world>\n</sdf>')
+    return path
+
+
+def test_the_world_s_physics_step_against_the_loop_rate(tmp_path: Path) -> None:
+    from paramdiff.parse.sdf_thruster import read_physics_step
+    from paramdiff.stages.actuators import loop_rate_note
+
+    first = '<physics name="a"><max_step_size>0.01</max_step_size></physics>'
+    chosen = '<physics name="b" default="true"><max_step_size>0.004</max_step_size></physics>'
+    two = world(tmp_path, first + chosen)
+    step, line = read_physics_step(two.read_bytes(), "w.sdf")
+    assert (step, line) == (0.004, 2)
+    ok = loop_rate_note({"SCHED_LOOP_RATE": 50.0}, (step, "w.sdf:2"))
+    assert "the world steps at 250 Hz" in ok and "every 5 physics steps." in ok
+    assert "not a whole number" in loop_rate_note({"SCHED_LOOP_RATE": 60.0}, (step, "w"))
+    fast = loop_rate_note({"SCHED_LOOP_RATE": 400.0}, (step, "w"))
+    assert "is faster" in fast and "several loops read the same state" in fast
+    assert loop_rate_note({}, (step, "w")).endswith("(SIM_RATE_HZ does not set it).")
+    assert "no world file is given" in loop_rate_note({}, None)
+    default = world(tmp_path, "<physics/>")
+    assert read_physics_step(default.read_bytes(), "w.sdf")[0] == 0.001
+    assert read_physics_step(world(tmp_path, "").read_bytes(), "w.sdf") == (0.001, 2)
+    for step_text, what in (("0", "not positive"), ("x", "max_step_size")):
+        bad = f"<physics><max_step_size>{step_text}</max_step_size></physics>"
+        with pytest.raises(InputError, match=what):
+            read_physics_step(world(tmp_path, bad).read_bytes(), "w.sdf")
+    with pytest.raises(InputError, match="no <world>"):
+        read_physics_step(SITL_MODELS_LIKE, "m.sdf")

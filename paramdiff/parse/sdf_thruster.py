@@ -175,3 +175,34 @@ def _thruster(plugin: Any, file: str, model_name: str) -> Thruster | None:
         line=_line(plugin),
         lines=lines,
     )
+
+
+PHYSICS_STEP_DEFAULT = 0.001  # s: <physics><max_step_size>'s default (sdformat physics.sdf)
+
+
+def read_physics_step(data: bytes, file: str) -> tuple[float, int]:
+    """A world file's physics step (``<max_step_size>`` of its default ``<physics>``, else the
+    first; sdformat's default 0.001 s without one) and the line it was read from."""
+    root = _parse_xml(data, file)
+    worlds = [e for e in root.iter() if _local(e.tag) == "world"]
+    if not worlds:
+        raise InputError("no <world> in this SDF", "pass a world file (.sdf)", file=file, line=1)
+    physics = [e for e in worlds[0] if _local(e.tag) == "physics"]
+    chosen = next(
+        (p for p in physics if (p.get("default") or "").strip().lower() in TRUE_WORDS),
+        physics[0] if physics else None,
+    )
+    if chosen is None:
+        return PHYSICS_STEP_DEFAULT, _line(worlds[0])
+    text, line = _child_text(chosen, "max_step_size")
+    if text is None:
+        return PHYSICS_STEP_DEFAULT, _line(chosen)
+    value, problem = parse_number(text)
+    if value is None or value <= 0:
+        raise InputError(
+            f"<max_step_size> {problem or 'is not positive'}",
+            "write the physics step in seconds, e.g. 0.001",
+            file=file,
+            line=line,
+        )
+    return value, line

@@ -362,13 +362,44 @@ def _notes(
             "at once (libraries/AP_HAL_SITL/RCOutput.cpp), so the model sees a new PWM with "
             "every frame SITL sends, whatever the rate."
         )
-    loop = params.get("SCHED_LOOP_RATE")
-    notes.append(
-        (f"SCHED_LOOP_RATE {format_value(loop)} Hz; " if loop is not None else "")
-        + "the plugin runs lock-step with SITL (one servo frame per physics step): no world "
-        "file is given, so the physics step is not compared with SIM_RATE_HZ/SCHED_LOOP_RATE."
-    )
+    notes.append(loop_rate_note(params, None))
     return notes
+
+
+def loop_rate_note(params: dict[str, float], world: tuple[float, str] | None) -> str:
+    """SCHED_LOOP_RATE against the world's physics step (``world``: step in seconds and where
+    it was read). With the plugin's lock_step, SITL's JSON backend sends one servo frame and
+    waits for one state per physics step, and takes its frame time from the states'
+    timestamps (libraries/SITL/SIM_JSON.cpp JSON::update, recv_fdm): SITL runs at the world's
+    rate whatever SIM_RATE_HZ says, and the firmware's loop every (physics rate / loop rate)
+    frames."""
+    loop = params.get("SCHED_LOOP_RATE")
+    said = f"SCHED_LOOP_RATE {format_value(loop)} Hz" if loop is not None else "SCHED_LOOP_RATE"
+    if world is None:
+        return (
+            f"{said}: the plugin runs lock-step with SITL (one servo frame per physics step); "
+            "no world file is given (check --world FILE), so the physics step is not compared."
+        )
+    step, where = world
+    rate = 1.0 / step
+    head = (
+        f"the world steps at {rate:g} Hz (max_step_size {step:g} s, {where}); with lock_step "
+        "SITL's JSON backend runs one frame per physics step at that rate (SIM_RATE_HZ does not "
+        "set it)"
+    )
+    if loop is None:
+        return head + "."
+    if loop > rate:
+        return (
+            f"{head}, but {said} is faster: the firmware's loop runs more often than the world "
+            "steps, so several loops read the same state — raise the physics rate (smaller "
+            "max_step_size) or lower SCHED_LOOP_RATE."
+        )
+    frames = rate / loop
+    even = abs(frames - round(frames)) < 1e-6
+    return f"{head}; {said} runs the firmware's loop every {frames:g} physics steps" + (
+        "." if even else ", not a whole number: the loop's period jitters by a step."
+    )
 
 
 def _spin_notes(
