@@ -265,6 +265,25 @@ class _Merger:
                 self._include(elem, file, prefix, stack, own, nodes, inner)
         return nodes, inner
 
+    def _placement(
+        self, elem: Any, file: str, name: str, model: Any, label: str, stack: tuple[str, ...]
+    ) -> Pose:
+        """Where an include's ``<placement_frame>`` sits in the included model's frame, as the
+        inverse that puts that frame (not the model's) at the include's pose."""
+        placement = _text(_child(elem, "placement_frame"))
+        if not placement:
+            return Pose()
+        sub_nodes, sub_inner = self._scope(model, label, "", stack)
+        placed = self._solve(sub_nodes, sub_inner, stack).get(placement)
+        if placed is None:
+            raise InputError(
+                f"<placement_frame> '{quote(placement)}' names no frame of model://{name}",
+                "name a link or frame of the included model",
+                file=file,
+                line=_line(_child(elem, "placement_frame")),
+            )
+        return placed.inverse()
+
     def _solve(
         self, nodes: dict[str, Node], inner: dict[str, Inner], stack: tuple[str, ...]
     ) -> dict[str, Pose]:
@@ -344,19 +363,8 @@ class _Merger:
         base = (own_pose.get("relative_to", "") if own_pose is not None else "").strip()
         base = own if base in ("", MODEL_FRAME) else base
         pose = parse_pose(own_pose, own_file)
-        placement = _text(_child(elem, "placement_frame"))
         inner_stack = (*stack, label)
-        if placement:
-            sub_nodes, sub_inner = self._scope(inner_model, label, "", inner_stack)
-            placed = self._solve(sub_nodes, sub_inner, inner_stack).get(placement)
-            if placed is None:
-                raise InputError(
-                    f"<placement_frame> '{quote(placement)}' names no frame of model://{name}",
-                    "name a link or frame of the included model",
-                    file=file,
-                    line=_line(_child(elem, "placement_frame")),
-                )
-            pose = pose * placed.inverse()
+        pose = pose * self._placement(elem, file, name, inner_model, label, inner_stack)
         scope = _text(_child(elem, "name")) or inner_model.get("name", "") or name
         if merge:
             proxy = f"_merged__{inner_model.get('name', '') or name}__model__"
