@@ -150,7 +150,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     overlay.write_text(text)
     assert out.exit_code == 1
     assert (
-        "overlays/blueboat_sitl.yaml:58: delta SERVO1_TRIM is stale: written against 1520, but "
+        "overlays/blueboat_sitl.yaml:73: delta SERVO1_TRIM is stale: written against 1520, but "
         "hardware at d0aedc92e371 now has 1510 "
         "(params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
     )

@@ -18,6 +18,8 @@ The firmware's side (ArduPilot/ardupilot, read at the commits named):
   of change in the firmware (slew_limit_throttle), so SITL has it as the boat does.
 - ArduSub (libraries/AP_Motors/AP_Motors6DOF.cpp calc_thrust_to_pwm): thrust -1..1 maps to
   1500 -/+ the PWM range either side; the 6DOF mixer treats every thruster as symmetric.
+  The range, on Sub as on Copter, is MOT_PWM_MIN/MAX, else the throttle channel's
+  RCn_MIN/MAX (stages.channels.motor_range: motor PWM is written raw, not through SERVOn_*).
 - ArduCopter (AP_MotorsMulticopter): an actuator 0..1 maps to MOT_PWM_MIN..MOT_PWM_MAX; armed
   and idle the motors run at MOT_SPIN_ARM, in flight no lower than MOT_SPIN_MIN.
 - SERVO_RATE has no effect in SITL: HALSITL's RCOutput::set_freq only stores the rate per
@@ -31,6 +33,7 @@ from typing import NamedTuple
 from ..model.values import format_value
 from ..parse.sdf import Channel
 from ..parse.sdf_thruster import Actuation, Thruster
+from .channels import motor_range
 from .geometry import THROTTLE_LEFT, THROTTLE_RIGHT, infer_vehicle, motor_number, output_functions
 
 RATIO_TOLERANCE = 0.05  # a forward/reverse ratio within 5% of what the firmware assumes agrees
@@ -178,8 +181,7 @@ def _row(
     if vehicle == "ArduCopter" and motor is not None:
         return _rotor_row(ch, thruster, params, physics, unit)
     if vehicle == "ArduSub" and motor is not None:
-        lo = _param(params, "MOT_PWM_MIN", 0.0) or _servo(params, n, "MIN")
-        hi = _param(params, "MOT_PWM_MAX", 0.0) or _servo(params, n, "MAX")
+        lo, hi, _ = motor_range(params)
         expected: float | None = 1.0
         assumes = (
             f"symmetric thrust: 6DOF mixer maps ±1 to {format_value(lo)}/{format_value(hi)} "
@@ -288,8 +290,7 @@ def _rotor_row(
 ) -> ActuatorRow:
     """A Copter rotor: the speed at MOT_PWM_MIN and MOT_PWM_MAX against the servo span."""
     n = ch.output
-    lo = _param(params, "MOT_PWM_MIN", 0.0) or _servo(params, n, "MIN")
-    hi = _param(params, "MOT_PWM_MAX", 0.0) or _servo(params, n, "MAX")
+    lo, hi, _ = motor_range(params)
     top, top_limit = _value(ch, thruster, hi)
     bottom, bottom_limit = _value(ch, thruster, lo)
     limits = tuple(x for x in (top_limit, bottom_limit) if x)
@@ -414,8 +415,7 @@ def _spin_notes(
         if key in seen or ch.type != "VELOCITY":
             continue
         seen.add(key)
-        lo = _param(params, "MOT_PWM_MIN", 0.0) or _servo(params, ch.output, "MIN")
-        hi = _param(params, "MOT_PWM_MAX", 0.0) or _servo(params, ch.output, "MAX")
+        lo, hi, _ = motor_range(params)
         points = []
         for name, spin in spins.items():
             pwm = lo + spin * (hi - lo)
