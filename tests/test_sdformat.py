@@ -249,3 +249,35 @@ def test_scoped_names_legacy_axes_and_merged_model_frames(tmp_path: Path) -> Non
     assert close(list(tree.links["b"].pose.p), [5, 1, 0])  # __model__ of a merged model
     assert close(list(tree.joints["jb"].axis), [0, 1, 0])
     assert close(list(tree.joints["jl"].axis), [0, 1, 0])
+
+
+def test_the_iris_rewritten_with_a_merge_include_checks_like_the_original(
+    tmp_path: Path, mirror: Path | None
+) -> None:
+    """ardupilot_gz's iris_with_2d_lidar style: the same rotors, merged unscoped. Before
+    merges were composed as libsdformat does, every rotor channel of it was a false finding."""
+    import re
+
+    from paramdiff.stages.geometry import check_model
+
+    if mirror is None:
+        pytest.skip("reads ardupilot_gazebo's iris models from the upstream mirror")
+    models = mirror / MIRROR_MODELS
+    original = (models / "iris_with_ardupilot" / "model.sdf").read_text()
+    rewritten = re.sub(
+        r"<include>(\s*<uri>model://iris_with_standoffs</uri>)",
+        r'<include merge="true">\1',
+        original,
+    ).replace("iris_with_standoffs::", "")
+    assert rewritten.count('merge="true"') == 1
+    (tmp_path / "iris_merge").mkdir()
+    top = tmp_path / "iris_merge" / "model.sdf"
+    top.write_text(rewritten)
+    params = {"FRAME_CLASS": 1.0, "FRAME_TYPE": 1.0, "MOT_PWM_MIN": 1100.0, "MOT_PWM_MAX": 1900.0}
+    resolve = local_resolver({"GZ_SIM_RESOURCE_PATH": str(models)})
+    checks = [
+        check_model(path.read_bytes(), str(path), resolve, params, {}, "ArduCopter", None)
+        for path in (models / "iris_with_ardupilot" / "model.sdf", top)
+    ]
+    assert [len(c.geometry.views) for c in checks] == [4, 4]
+    assert [str(f) for f in checks[1].findings] == [str(f) for f in checks[0].findings] == []
