@@ -342,3 +342,42 @@ def test_the_world_s_physics_step_against_the_loop_rate(tmp_path: Path) -> None:
             read_physics_step(world(tmp_path, bad).read_bytes(), "w.sdf")
     with pytest.raises(InputError, match="no <world>"):
         read_physics_step(SITL_MODELS_LIKE, "m.sdf")
+
+
+def test_check_model_fails_on_the_ratio_until_acknowledged_and_then_when_stale(
+    derived: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """`check --model` computes the same numbers for a team's own model; the overlay's
+    acknowledgment (for these bytes) lets it pass; one whose finding is gone is stale."""
+    from helpers import run_cli
+
+    from paramdiff.digests import sha256_of
+
+    project, loc = derived
+    model = tmp_path / "team" / "boat" / "model.sdf"
+    model.parent.mkdir(parents=True)
+    model.write_bytes(SITL_MODELS_LIKE)
+    sha = sha256_of(SITL_MODELS_LIKE)
+    args = ["check", *loc, "--profile", "boat", "--model", str(model)]
+    out = run_cli(args)
+    assert out.exit_code == 1
+    assert (
+        f"{model}: actuator SERVO1: forward/reverse thrust 1.00 (28.0 N / 28.0 N) against "
+        "MOT_THST_ASYM 1.6: simulated reverse thrust is 1.60× what the firmware expects"
+    ) in out.output
+    assert f"acknowledged: [{{finding: thrust-ratio:SERVO1, sha256: {sha}" in out.output
+    overlay = project / "overlays" / "boat.yaml"
+    text = overlay.read_text()
+    acks = "".join(
+        f"  - {{finding: 'thrust-ratio:SERVO{n}', sha256: {sha}, reason: the team's model}}\n"
+        for n in (1, 3)
+    )
+    overlay.write_text(text.replace("\ndeltas:", "\nacknowledged:\n" + acks + "deltas:", 1))
+    out = run_cli(args)
+    assert "actuator SERVO1" not in out.output
+    assert f"{model}: thrust-ratio:SERVO1 acknowledged in overlays/boat.yaml" in out.output
+    model.write_bytes(SITL_MODELS_LIKE.replace(b"<multiplier>70<", b"<multiplier>71<"))
+    out = run_cli(args)
+    assert out.exit_code == 1
+    assert "acknowledged thrust-ratio:SERVO1 is stale: no checked model with sha256 " in out.output
+    assert f"{model}: actuator SERVO1" in out.output  # other bytes: not acknowledged
