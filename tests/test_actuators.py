@@ -259,6 +259,12 @@ def test_rates_are_described_as_they_behave_in_sitl() -> None:
     assert "SCHED_LOOP_RATE 50 Hz" in notes
     zero = "\n".join(fid_of(SITL_MODELS_LIKE, {**ROVER, "MOT_SLEWRATE": 0.0}).notes)
     assert "0 disables it" in zero
+    limits = {**ROVER, "MOT_THR_MIN": 5.0, "MOT_THR_MAX": 80.0}
+    shown = "\n".join(fid_of(SITL_MODELS_LIKE, limits).notes)
+    assert "MOT_THR_MIN 5 %: every nonzero motor output is raised" in shown
+    assert "MOT_THR_MAX 80 %: the throttle demand is capped" in shown
+    none = "\n".join(fid_of(SITL_MODELS_LIKE, {**ROVER, "MOT_THR_MIN": 0.0}).notes)
+    assert "MOT_THR_MIN 0 %: no minimum" in none
 
 
 def test_the_report_section_and_the_consequences() -> None:

@@ -335,6 +335,8 @@ def _notes(
     notes = []
     if vehicle == "ArduCopter":
         notes += _spin_notes(channels, actuation, params)
+    if vehicle not in ("ArduCopter", "ArduSub"):
+        notes += _throttle_notes(params)
     if "MOT_SLEWRATE" in params and vehicle not in ("ArduCopter", "ArduSub"):
         rate = params["MOT_SLEWRATE"]
         forced = any(not t.angvel for t in actuation.thrusters)
@@ -364,6 +366,30 @@ def _notes(
             "every frame SITL sends, whatever the rate."
         )
     notes.append(loop_rate_note(params, None))
+    return notes
+
+
+def _throttle_notes(params: dict[str, float]) -> list[str]:
+    """What MOT_THR_MIN and MOT_THR_MAX do to the skid-steer outputs (AP_MotorsUGV)."""
+    notes = []
+    low = params.get("MOT_THR_MIN")
+    if low is not None:
+        notes.append(
+            f"MOT_THR_MIN {format_value(low)} %: "
+            + (
+                "every nonzero motor output is raised to at least that share of full "
+                "(AP_MotorsUGV::get_scaled_throttle), so the smallest thrust the firmware "
+                "commands is that share of the thrust at full output."
+                if low > 0
+                else "no minimum: the firmware can command any thrust down to zero."
+            )
+        )
+    high = params.get("MOT_THR_MAX")
+    if high is not None and high < 100:
+        notes.append(
+            f"MOT_THR_MAX {format_value(high)} %: the throttle demand is capped there "
+            "(set_limits_from_input); steering can still drive a motor to full output."
+        )
     return notes
 
 
