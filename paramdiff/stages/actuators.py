@@ -388,7 +388,7 @@ def _throttle_notes(params: dict[str, float]) -> list[str]:
     if high is not None and high < 100:
         notes.append(
             f"MOT_THR_MAX {format_value(high)} %: the throttle demand is capped there "
-            "(set_limits_from_input); steering can still drive a motor to full output."
+            "(AP_MotorsUGV::set_throttle); steering can still drive a motor to full output."
         )
     return notes
 
