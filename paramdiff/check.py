@@ -23,9 +23,9 @@ from .project import Options, PinContext
 from .render.params import LINE_MAX
 from .render.report import render_picture, render_report, svg_path
 from .render.sinks import check_file, join_lines
-from .stages.actuators import Fidelity, actuator_findings
 from .stages.channels import SOURCES
 from .stages.derive import Derived
+from .stages.fidelity import Fidelity, actuator_findings
 from .stages.validate import ERROR, validate
 
 
@@ -410,7 +410,7 @@ def _actuators_agree(
     ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome
 ) -> None:
     """Each model's forward/reverse thrust (or rotor range) against what the firmware assumes
-    (stages.actuators); a finding fails unless the overlay acknowledges it for that model's
+    (stages.fidelity); a finding fails unless the overlay acknowledges it for that model's
     bytes, and an acknowledgment of a finding that is gone is stale."""
     overlay = ctx.overlay
     seen: set[tuple[str, str]] = set()
@@ -444,10 +444,10 @@ def _actuators_agree(
 
 
 def _loop_rate(ctx: PinContext, world: Path, out: CheckOutcome) -> None:
-    """SCHED_LOOP_RATE against the world's physics step (stages.actuators.loop_rate_note): a
+    """SCHED_LOOP_RATE against the world's physics step (stages.fidelity.loop_rate_note): a
     warning when the firmware's loop runs faster than the world steps."""
     from .parse.sdf_thruster import read_physics_step
-    from .stages.actuators import loop_rate_note
+    from .stages.fidelity import loop_rate_note
 
     step, line = read_physics_step(read_local(world), world.as_posix())
     note = loop_rate_note(ctx.sitl_params, (step, f"{world.as_posix()}:{line}"))

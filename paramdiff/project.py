@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from .parse.sdf_paths import Resolver
     from .render.report import ReportInputs
     from .render.sinks import Output
-    from .stages.actuators import Fidelity
     from .stages.classify import Classifier
     from .stages.compare import Comparison
     from .stages.derive import Derived, Target
+    from .stages.fidelity import Fidelity
     from .stages.geometry import ModelCheck, ModelRead
     from .stages.layers import Flag, Layers, SitlRun
     from .upstream.cache import Cache
@@ -540,7 +540,7 @@ class PinContext:
         return self._fidelity(channels, read_actuation(data, file), sha256)
 
     def _fidelity(self, channels: list[Channel], actuation: Any, sha256: str) -> Fidelity:
-        from .stages.actuators import fidelity
+        from .stages.fidelity import fidelity
 
         return fidelity(
             channels,

@@ -29,12 +29,12 @@ from typing import Any, NamedTuple
 from ..errors import InputError, quote
 from ..model.values import NUMBER_RE
 from .sdf import _line, _local, _parse_xml
-from .sdf_frames import MODEL_FRAME, Node, solve
 from .sdf_paths import (
     Resolver,
     _child,
     _model_name,
 )
+from .sdf_scope import MODEL_FRAME, Node, solve
 
 Vec = tuple[float, float, float]
 Mat = tuple[Vec, Vec, Vec]
@@ -232,7 +232,7 @@ class _Merger:
     def _scope(
         self, model: Any, file: str, prefix: str, stack: tuple[str, ...], merged: str = ""
     ) -> tuple[dict[str, Node], dict[str, Inner]]:
-        """The frames of ``model``'s scope (sdf_frames), merged includes expanded into it, and
+        """The frames of ``model``'s scope (sdf_scope), merged includes expanded into it, and
         the nested or included models to place after it. ``merged``: the frame that stands for
         a merged model's own frame (its entities' default base)."""
         nodes: dict[str, Node] = {}

@@ -1,5 +1,5 @@
 """What a disagreement does to the vehicle, for the report's disagreement table (the
-actuator numbers' own sentences are in render.actuators)."""
+actuator numbers' own sentences are in render.fidelity)."""
 
 from __future__ import annotations
 

@@ -11,15 +11,15 @@ from ..files import project_path
 from ..model.metadata import Metadata
 from ..model.values import format_value
 from ..parse.sdf import Channel
-from ..stages.actuators import Fidelity
 from ..stages.channels import Finding
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from ..stages.derive import Derived
+from ..stages.fidelity import Fidelity
 from ..stages.geometry import Geometry
 from ..stages.layers import SitlRun
-from .actuators import actuator_consequence, actuator_section
 from .comparison import render
 from .consequences import consequence
+from .fidelity import actuator_consequence, actuator_section
 from .layers import layer_md
 from .sinks import Output
 from .svg import render_svg

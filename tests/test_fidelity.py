@@ -1,4 +1,4 @@
-"""Actuator fidelity (stages.actuators): the thrust a model gives at the firmware's full forward
+"""Actuator fidelity (stages.fidelity): the thrust a model gives at the firmware's full forward
 and reverse output, through the gz-sim Thruster its cmd_topic reaches, against what the
 firmware's mixer assumes. Hand-written SDF fixtures with the same plugin blocks as the real
 models; the real SITL_Models BlueBoat (edited in the test) when the mirror is there."""
@@ -14,8 +14,8 @@ from paramdiff.config.overlay import parse_overlay
 from paramdiff.errors import ConfigError, InputError
 from paramdiff.parse.sdf import read_channels
 from paramdiff.parse.sdf_thruster import read_actuation
-from paramdiff.render.actuators import actuator_consequence, actuator_section
-from paramdiff.stages.actuators import Fidelity, actuator_findings, fidelity
+from paramdiff.render.fidelity import actuator_consequence, actuator_section
+from paramdiff.stages.fidelity import Fidelity, actuator_findings, fidelity
 from paramdiff.upstream.kept_actuation import _actuation_of
 
 ROVER = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0, "MOT_THST_ASYM": 1.6}
@@ -325,7 +325,7 @@ def world(tmp_path: Path, physics: str) -> Path:
 
 def test_the_world_s_physics_step_against_the_loop_rate(tmp_path: Path) -> None:
     from paramdiff.parse.sdf_thruster import read_physics_step
-    from paramdiff.stages.actuators import loop_rate_note
+    from paramdiff.stages.fidelity import loop_rate_note
 
     first = '<physics name="a"><max_step_size>0.01</max_step_size></physics>'
     chosen = '<physics name="b" default="true"><max_step_size>0.004</max_step_size></physics>'

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model.values import format_value
-from ..stages.actuators import RATIO_TOLERANCE, ActuatorRow, Fidelity
+from ..stages.fidelity import RATIO_TOLERANCE, ActuatorRow, Fidelity
 from .texttable import markdown_table
 
 
