@@ -8,6 +8,7 @@ profile the user asked about.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,7 +22,8 @@ from .parse.params import parse_params
 from .parse.sdf_paths import Resolver, local_resolver
 from .project import Options, PinContext
 from .render.params import LINE_MAX
-from .render.report import render_picture, render_report, svg_path
+from .render.report import render_report
+from .render.report_model import render_picture, svg_path
 from .render.sinks import check_file, join_lines
 from .stages.channels import SOURCES
 from .stages.derive import Derived
@@ -29,8 +31,6 @@ from .stages.fidelity import Fidelity, actuator_findings
 from .stages.validate import ERROR, validate
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
 class Located(NamedTuple):
     """A finding with the file and line to fix (for CI annotations); file relative to the
     project root, line None when the whole file is meant."""
@@ -41,19 +41,17 @@ class Located(NamedTuple):
     line: int | None
 
 
+@dataclass(slots=True)
 class CheckOutcome:
     """What `check` found for one profile: failures with their fixes, what passed, diffs,
     warnings."""
 
-    __slots__ = ("diffs", "findings", "fixes", "located", "passed", "warnings")
-
-    def __init__(self) -> None:
-        self.findings: list[str] = []
-        self.fixes: list[str] = []
-        self.passed: list[str] = []
-        self.diffs: list[str] = []
-        self.warnings: list[str] = []
-        self.located: list[Located] = []
+    findings: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    passed: list[str] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    located: list[Located] = field(default_factory=list)
 
     def fail(
         self, finding: str, fix: str, file: str | None = None, line: int | None = None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,13 +23,13 @@ if TYPE_CHECKING:
     from .config.overlay import Overlay
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
-    from .render.report import ReportInputs
+    from .render.report_inputs import ReportInputs
     from .render.sinks import Output
     from .stages.classify import Classifier
     from .stages.compare import Comparison
     from .stages.derive import Derived, Target
     from .stages.fidelity import Fidelity
-    from .stages.geometry import ModelCheck, ModelRead
+    from .stages.geometry import ModelCheck
     from .stages.layers import Flag, Layers, SitlRun
     from .upstream.cache import Cache
     from .upstream.engine import FetchedRole, TransportChoice
@@ -36,24 +38,13 @@ CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
 
 
-def blueos_includes(
-    spec: SourceSpec, path: str, data: bytes, cache: Cache | None = None, sha256: str = ""
-) -> list[str]:
+def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
-    model://NAME``) pull in others at the same commit. A model's list is kept in the
-    ``cache`` per the ``sha256`` of its verified bytes (see upstream.parsed.kept_includes)."""
+    model://NAME``) pull in others at the same commit."""
     if spec.format == "sdf":
+        from .parse.sdf_paths import repo_include_paths
 
-        def find() -> list[str]:
-            from .parse.sdf_paths import repo_include_paths
-
-            return repo_include_paths(path, data)
-
-        if cache is None or not sha256:
-            return find()
-        from .upstream.parsed import kept_includes
-
-        return kept_includes(cache, sha256, path, find)
+        return repo_include_paths(path, data)
     if spec.format != "blueos":
         return []
     from .parse.params import include_paths
@@ -61,33 +52,28 @@ def blueos_includes(
     return include_paths(data, path)
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(eq=False)  # no slots: config, cache and the transports are cached_property
 class Options:
     """How to reach files: where the project is, the cache, and the transport choice."""
 
-    def __init__(
-        self,
-        root: Path | None = None,
-        cache_dir: Path | None = None,
-        mirror: str | None = None,
-        transport: str | None = None,
-        git_base: str | None = None,
-        offline: bool = False,
-    ) -> None:
-        self.root = Path.cwd() if root is None else root
-        self.cache_dir = cache_dir
-        self.mirror = mirror
-        self.transport = transport
-        self.git_base = git_base
-        self.offline = offline
-        self._lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = None
+    root: Path = field(default_factory=Path.cwd)
+    cache_dir: Path | None = None
+    mirror: str | None = None
+    transport: str | None = None
+    git_base: str | None = None
+    offline: bool = False
+    _lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.root is None:  # the command line's "not given"
+            self.root = Path.cwd()
 
     def replace(self, **changes: Any) -> Options:
-        """These options with ``changes`` (as dataclasses.replace made them): nothing that was
-        read or made through them (config, cache, lock, transports) is shared."""
-        kept = ("root", "cache_dir", "mirror", "transport", "git_base", "offline")
-        return Options(**{**{k: getattr(self, k) for k in kept}, **changes})
+        """These options with ``changes``: nothing that was read or made through them (config,
+        cache, lock, transports) is shared."""
+        return dataclasses.replace(self, **changes)
 
     @cached_property
     def cache(self) -> Cache:
@@ -109,7 +95,7 @@ class Options:
 
     @cached_property
     def config(self) -> Config:
-        return load_config(self.root, parsed=self.cache.root)
+        return load_config(self.root, memo=self.cache)
 
     @property
     def lock(self) -> Lock | None:
@@ -123,7 +109,7 @@ class Options:
         except OSError:
             key = None
         if key is None or self._lock_read is None or self._lock_read[0] != key:
-            self._lock_read = (key, read_lock(self.config.root, parsed=self.cache.root))
+            self._lock_read = (key, read_lock(self.config.root, memo=self.cache))
         return self._lock_read[1]
 
 
@@ -284,16 +270,9 @@ class PinContext:
         return src
 
     def _parse_model(self, f: FetchedRole) -> ParamFile:
-        """A pinned model's rows, from its channels kept in the cache per sha256 (see
-        upstream.parsed.kept_channels): `compare three-way` parses no XML."""
-        from .parse.sdf import parse_sdf, read_channels
-        from .upstream.parsed import kept_channels
+        from .parse.sdf import parse_sdf
 
-        path = f.spec.path
-        read = kept_channels(
-            self.options.cache, f.entry.sha256, path, lambda: read_channels(f.data, path)
-        )
-        return parse_sdf(f.data, path, self.profile.joint_roles, read)
+        return parse_sdf(f.data, f.spec.path, self.profile.joint_roles)
 
     def source_meta(self, role: str) -> Source:
         """A role that is not a parameter set (metadata, name list): identity only."""
@@ -345,7 +324,7 @@ class PinContext:
             )
         from .config.overlay import load_overlay
 
-        return load_overlay(self.config.root, profile.overlay, parsed=self.options.cache.root)
+        return load_overlay(self.config.root, profile.overlay, memo=self.options.cache)
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
         """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the
@@ -483,9 +462,7 @@ class PinContext:
 
         return sitl_params(self.derived, self.sitl_run)
 
-    def check_model(
-        self, data: bytes, file: str, resolve: Resolver, kept: ModelRead | None = None
-    ) -> ModelCheck:
+    def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""
         from .stages.geometry import check_model
 
@@ -497,7 +474,6 @@ class PinContext:
             self.profile.joint_roles,
             self.profile.sitl_vehicle,
             self.metadata,
-            kept,
         )
 
     def pinned_check(self, role: str) -> ModelCheck:
@@ -505,31 +481,8 @@ class PinContext:
         `check`'s target models read the same model."""
         if role not in self._model_checks:
             _, file, data, resolve = self.pinned_model(role)
-            kept = self._kept_model(role, resolve)
-            self._model_checks[role] = self.check_model(data, file, resolve, kept)
+            self._model_checks[role] = self.check_model(data, file, resolve)
         return self._model_checks[role]
-
-    def _kept_model(self, role: str, resolve: Resolver) -> ModelRead:
-        """What the check reads of a pinned model's XML, kept in the cache per its sha256 and
-        its includes' (see upstream.parsed.kept_channels, kept_geometry): `check` parses no XML."""
-        from .digests import sha256_of
-        from .parse.sdf import read_channels
-        from .parse.sdf_include import load_model
-        from .stages.geometry import ModelRead, to_frd_pose
-        from .upstream.parsed import kept_channels, kept_geometry
-
-        f, cache = self.fetched([role])[role], self.options.cache
-        path, data = f.spec.path, f.data
-        channels, _ = kept_channels(cache, f.entry.sha256, path, lambda: read_channels(data, path))
-        includes = [f"{p} {sha256_of(b)}" for p, b in sorted(f.includes.items())]
-        tree, to_frd = kept_geometry(
-            cache,
-            f.entry.sha256,
-            path,
-            includes,
-            lambda: (load_model(data, path, resolve), to_frd_pose(data, path)),
-        )
-        return ModelRead(channels, tree, to_frd)
 
     def model_fidelity(
         self, data: bytes, file: str, channels: list[Channel], sha256: str
@@ -552,23 +505,19 @@ class PinContext:
         )
 
     def pinned_fidelity(self, role: str) -> Fidelity:
-        """A pinned model's actuators against what SITL runs, once per pin; its Thruster
-        systems kept beside its cached bytes (check parses no XML)."""
+        """A pinned model's actuators against what SITL runs, once per pin (the report and
+        `check` read the same model)."""
         if role not in self._fidelities:
             from .parse.sdf_thruster import read_actuation
-            from .upstream.kept_actuation import kept_actuation
 
             f = self.fetched([role])[role]
-            path, data = f.spec.path, f.data
-            actuation = kept_actuation(
-                self.options.cache, f.entry.sha256, path, lambda: read_actuation(data, path)
-            )
+            actuation = read_actuation(f.data, f.spec.path)
             channels = self.pinned_check(role).channels
             self._fidelities[role] = self._fidelity(channels, actuation, f.entry.sha256)
         return self._fidelities[role]
 
     def report_inputs(self) -> ReportInputs:
-        from .render.report import ReportInputs
+        from .render.report_inputs import ReportInputs
 
         derived = self.derived
         model = self.pinned_check("sitl_models")

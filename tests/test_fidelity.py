@@ -5,7 +5,6 @@ models; the real SITL_Models BlueBoat (edited in the test) when the mirror is th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ from paramdiff.parse.sdf import read_channels
 from paramdiff.parse.sdf_thruster import read_actuation
 from paramdiff.render.fidelity import actuator_consequence, actuator_section
 from paramdiff.stages.fidelity import Fidelity, actuator_findings, fidelity
-from paramdiff.upstream.kept_actuation import _actuation_of
 
 ROVER = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0, "MOT_THST_ASYM": 1.6}
 BOAT_MODEL = "blueboat"
@@ -284,16 +282,6 @@ def test_the_report_section_and_the_consequences() -> None:
     agree = fid_of(SITL_MODELS_LIKE, {**ROVER, "MOT_THST_ASYM": 1.0})
     assert "agree" in (actuator_consequence("MOT_THST_ASYM", agree, "boat") or "")
     assert list(actuator_section(None, "x"))[2] == "No Gazebo model to read actuators from."
-
-
-def test_the_kept_actuation_decodes_exactly_what_was_read() -> None:
-    act = read_actuation(SITL_MODELS_LIKE, "m.sdf")
-    row = ["m.sdf", [list(t) for t in act.thrusters], [[c, t] for c, t in act.topics.items()]]
-    assert _actuation_of(json.dumps(row).encode(), "m.sdf") == act
-    assert _actuation_of(json.dumps(row).encode(), "other.sdf") is None
-    row[1][0][3] = "1000"  # a number as text
-    assert _actuation_of(json.dumps(row).encode(), "m.sdf") is None
-    assert _actuation_of(b"[not json", "m.sdf") is None
 
 
 OVERLAY = """version: 1

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError, quote
-from ..files import read_parsed, write_parsed
 
 if TYPE_CHECKING:  # PyYAML is imported only when a document is parsed (not found in the cache)
     import yaml
@@ -22,6 +21,15 @@ YAML_KIND = "yaml"
 MAX_DEPTH = 64
 
 
+class ParsedMemo(Protocol):
+    """Where parsed documents are kept per sha256 of their bytes: upstream.cache.Cache's
+    parsed entries (verified plain text)."""
+
+    def read_parsed(self, kind: str, source_sha256: str) -> list[bytes] | None: ...
+
+    def write_parsed(self, kind: str, source_sha256: str, payload: bytes) -> None: ...
+
+
 @cache
 def safe_loader() -> Any:
     """The C-accelerated safe loader when libyaml is present; both build plain data only."""
@@ -30,25 +38,15 @@ def safe_loader() -> Any:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(slots=True)
 class YamlDoc:
     """The data of a YAML file plus the 1-based line of each key path."""
 
-    __slots__ = ("data", "file", "lines", "pending")
-
-    def __init__(
-        self,
-        file: str,
-        data: Any,
-        lines: dict[KeyPath, int] | None = None,
-        pending: tuple[Path, str] | None = None,
-    ) -> None:
-        self.file = file
-        self.data = data
-        self.lines = {} if lines is None else lines
-        # (cache directory, sha256 of the bytes) when the document was parsed and may be kept
-        self.pending = pending
+    file: str
+    data: Any
+    lines: dict[KeyPath, int] = field(default_factory=dict)
+    # (the memo, sha256 of the bytes) when the document was parsed and may be kept
+    pending: tuple[ParsedMemo, str] | None = None
 
     def remember(self) -> None:
         """Keep the parsed document in the cache: called once the file was accepted, so a
@@ -73,28 +71,28 @@ def key_name(path: KeyPath) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
-def load_yaml(data: bytes, file: str, parsed: Path | None = None) -> YamlDoc:
+def load_yaml(data: bytes, file: str, memo: ParsedMemo | None = None) -> YamlDoc:
     """Parse with the safe loader only; refuse duplicate keys (YAML keeps the last silently).
 
-    ``parsed``: a cache directory where the document (data and line numbers) is kept per
-    sha256 of ``data`` as JSON (files.py's verified parsed entries), so a warm run neither
-    parses nor imports PyYAML. Only a document that JSON carries exactly is kept, and only
-    when the caller accepted it (``YamlDoc.remember``).
+    ``memo``: where the document (data and line numbers) is kept per sha256 of ``data`` as
+    JSON (the cache's verified parsed entries), so a warm run neither parses nor imports
+    PyYAML. Only a document that JSON carries exactly is kept, and only when the caller
+    accepted it (``YamlDoc.remember``).
     """
-    if parsed is not None:
+    if memo is not None:
         from ..digests import sha256_of
 
         digest = sha256_of(data)
-        doc = _cached_doc(parsed, digest, file)
+        doc = _cached_doc(memo, digest, file)
         if doc is None:
             doc = _parse(data, file)
-            doc.pending = (parsed, digest)
+            doc.pending = (memo, digest)
         return doc
     return _parse(data, file)
 
 
-def _cached_doc(parsed: Path, digest: str, file: str) -> YamlDoc | None:
-    lines = read_parsed(parsed, YAML_KIND, digest)
+def _cached_doc(memo: ParsedMemo, digest: str, file: str) -> YamlDoc | None:
+    lines = memo.read_parsed(YAML_KIND, digest)
     if lines is None or len(lines) != 1:
         return None
     try:
@@ -108,11 +106,11 @@ def _cached_doc(parsed: Path, digest: str, file: str) -> YamlDoc | None:
         return None
 
 
-def _keep_doc(parsed: Path, digest: str, doc: YamlDoc) -> None:
+def _keep_doc(memo: ParsedMemo, digest: str, doc: YamlDoc) -> None:
     if not _json_exact(doc.data):
         return  # a date, a set, a non-string key...: JSON would change its type
     where = [[list(path), line] for path, line in doc.lines.items()]
-    write_parsed(parsed, YAML_KIND, digest, json.dumps([doc.data, where]).encode())
+    memo.write_parsed(YAML_KIND, digest, json.dumps([doc.data, where]).encode())
 
 
 def _json_exact(value: Any) -> bool:

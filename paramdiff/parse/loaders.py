@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..model.values import NAME_MAX, NAME_RE, float32
@@ -33,18 +34,15 @@ class LoadedValue(NamedTuple):
     comment: str = ""  # ArduPilot Methodic Configurator keeps a trailing # comment
 
 
+@dataclass(slots=True)
 class Loaded:
-    """What one loader made of a file (a plain class, not @dataclass: the dataclasses module
-    imports inspect, ~4 ms a process, and each class costs ~0.3 ms to create; measured)."""
+    """What one loader made of a file."""
 
-    __slots__ = ("conflicts", "loader", "refused", "skipped", "values")
-
-    def __init__(self, loader: str) -> None:
-        self.loader = loader
-        self.values: dict[str, LoadedValue] = {}
-        self.skipped: list[tuple[int, str]] = []
-        self.refused: tuple[int, str] | None = None  # the program rejects the whole file
-        self.conflicts: list[tuple[int, str]] = []  # value depends on timing
+    loader: str
+    values: dict[str, LoadedValue] = field(default_factory=dict)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    refused: tuple[int, str] | None = None  # the program rejects the whole file
+    conflicts: list[tuple[int, str]] = field(default_factory=list)  # value depends on timing
 
     def set(self, value: LoadedValue) -> None:
         self.values[value.name] = value  # a later line wins; first position is kept

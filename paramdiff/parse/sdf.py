@@ -288,11 +288,9 @@ def parse_sdf(
     data: bytes,
     file: str,
     joint_roles: dict[str, int] | None = None,
-    read: tuple[list[Channel], list[Fact]] | None = None,
 ) -> ParamFile:
-    """The SERVOn_* rows an SDF's control channels imply, plus the facts that have no parameter.
-    ``read``: the model's read_channels, when the caller has them (kept in the cache)."""
-    channels, facts = read if read is not None else read_channels(data, file)
+    """The SERVOn_* rows an SDF's control channels imply, plus the facts that have no parameter."""
+    channels, facts = read_channels(data, file)
     out = ParamFile(file=file, format="sdf", facts=facts)
     names: set[str] = set()
     joint_roles = joint_roles or {}

@@ -29,8 +29,20 @@ from typing import Any, NamedTuple
 
 from ..errors import InputError
 from .sdf import _line
+from .sdf_frames import Mat, Pose
 
 MODEL_FRAME = "__model__"
+
+
+def inverse(pose: Pose) -> Pose:
+    """The pose of the outer frame in ``pose``'s frame (the rotation transposed)."""
+    rt: Mat = (
+        (pose.r[0][0], pose.r[1][0], pose.r[2][0]),
+        (pose.r[0][1], pose.r[1][1], pose.r[2][1]),
+        (pose.r[0][2], pose.r[1][2], pose.r[2][2]),
+    )
+    p = Pose(r=rt).rotate(pose.p)
+    return Pose((-p[0], -p[1], -p[2]), rt)
 
 
 class Node(NamedTuple):
@@ -39,7 +51,7 @@ class Node(NamedTuple):
     kind: str  # "link", "frame", "joint", "model" (nested or included) or "merged"
     name: str
     base: str  # the frame ``pose`` is relative to
-    pose: Any  # sdf_include.Pose
+    pose: Pose
     elem: Any  # the element, for the line of an error
     file: str
     own: str = MODEL_FRAME  # what __model__ means here (a merged model: its proxy frame)
@@ -47,15 +59,15 @@ class Node(NamedTuple):
 
 def solve(
     nodes: dict[str, Node],
-    identity: Any,
-    nested: Callable[[str], dict[str, Any]],
-) -> dict[str, Any]:
+    identity: Pose,
+    nested: Callable[[str], dict[str, Pose]],
+) -> dict[str, Pose]:
     """Every node's pose in the model's frame. ``nested(name)``: the poses inside the nested
     model ``name`` in its own frame (for ``A::B`` names). Unknown names and loops are refused
     at the line of the pose that names them."""
-    done: dict[str, Any] = {MODEL_FRAME: identity}
+    done: dict[str, Pose] = {MODEL_FRAME: identity}
 
-    def scoped(name: str) -> Any | None:
+    def scoped(name: str) -> Pose | None:
         head, _, rest = name.partition("::")
         node = nodes.get(head)
         if node is None or node.kind != "model":

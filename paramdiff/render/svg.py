@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..stages.geometry import CCW, CW, Geometry, View
+from ..stages.actuators import CCW, CW, Geometry, View
 
 
 def escape(text: str) -> str:

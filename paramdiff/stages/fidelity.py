@@ -33,8 +33,10 @@ from typing import NamedTuple
 from ..model.values import format_value
 from ..parse.sdf import Channel
 from ..parse.sdf_thruster import Actuation, Thruster
+from .actuators import motor_number
 from .channels import motor_range
-from .geometry import THROTTLE_LEFT, THROTTLE_RIGHT, infer_vehicle, motor_number, output_functions
+from .geometry import infer_vehicle, output_functions
+from .thrusters import THROTTLE_LEFT, THROTTLE_RIGHT
 
 RATIO_TOLERANCE = 0.05  # a forward/reverse ratio within 5% of what the firmware assumes agrees
 RANGE_TOLERANCE = 0.05  # a Copter PWM range within 5% of the model's servo span agrees
