@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import errno
 import os
 import stat
 import sys
 from pathlib import Path
 
-from .errors import InputError, ParamdiffError
+from .errors import InputError, ParamdiffError, quote
 
 # The largest input: real ones are far smaller (the biggest, ArduPilot's apm.pdef.json, is
 # about 2 MB; a parameter file is tens of kB), so 8 MiB refuses only what is not one, and
@@ -60,6 +61,12 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     except FileNotFoundError:
         raise
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(
+                "is a symlink loop (ELOOP: the links lead back to themselves)",
+                "point the link at a real file",
+                file=name,
+            ) from None
         raise InputError(
             f"cannot read the file: {exc.strerror or exc}",
             "check the path and its permissions",
@@ -88,6 +95,22 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     if len(data) > limit:  # it grew while we read it
         raise _too_big(name, len(data), limit)
     return data
+
+
+def missing_file_problem(path: Path | str) -> str | None:
+    """Why ``path`` cannot be opened as a file, in words (None: it can be stat'ed): a symlink
+    loop is not "no such file" (os.path.exists says False for both)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symlink loop (ELOOP: the links lead back to themselves)"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return f"is a symlink to {quote(os.readlink(path))}, which does not exist"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "no such file"
+        return f"cannot read the file: {exc.strerror or exc}"
+    return None
 
 
 def project_path(root: Path, rel: str, generated: bool = False) -> Path:
@@ -175,7 +198,7 @@ def _through_proc(path: Path) -> bool:
     return _proc_link(path) is not None
 
 
-def _proc_link(path: Path) -> str | None:
+def _proc_link(path: Path | str) -> str | None:
     """The /proc/... hop of ``path``'s symlink chain, if it has one."""
     current = os.path.abspath(path)
     for _ in range(40):
@@ -187,7 +210,7 @@ def _proc_link(path: Path) -> str | None:
     return None
 
 
-def _own_fd(path: Path) -> int | None:
+def own_descriptor(path: Path | str) -> int | None:
     """N when ``path`` is this process's descriptor N (/dev/stdout, /dev/fd/N,
     /proc/self/fd/N): written through that descriptor, so its offset moves on as the
     shell expects (``-o /dev/stdout > file`` then more output)."""
@@ -208,25 +231,62 @@ def _holds(path: Path, data: bytes) -> bool:
 
 
 def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
-    import tempfile  # 2 ms to import: only writers need it
+    """Write a temp file beside ``target`` and rename it over ``target``, inside the folder
+    reached by opening each folder of its real path with O_NOFOLLOW: a folder swapped for a
+    symlink after the caller resolved (and checked) the path fails the write, and a last
+    component swapped for one is replaced, never written through."""
+    import secrets
 
     tmp_name = None
+    folder_fd = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        folder_fd = _open_folder_nofollow(os.path.realpath(target.parent))
+        for _ in range(100):
+            tmp_name = f".{target.name}.paramdiff-{secrets.token_hex(6)}.tmp"
+            try:
+                fd = os.open(tmp_name, _TEMP_FLAGS, 0o600, dir_fd=folder_fd)
+                break
+            except FileExistsError:
+                tmp_name = None
+        else:  # pragma: no cover - 100 collisions of 48 random bits
+            raise FileExistsError(f"no free temp name beside {target}")
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp_name, target)
+        os.replace(tmp_name, target.name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         tmp_name = None
     except OSError as exc:
         raise _write_error(shown, exc) from None
     finally:
-        if tmp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+        if folder_fd is not None:
+            if tmp_name is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp_name, dir_fd=folder_fd)
+            os.close(folder_fd)
+
+
+_TEMP_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_folder_nofollow(real: str) -> int:
+    """A descriptor of the folder ``real`` (a path with its symlinks resolved), each
+    component opened relative to the last with O_NOFOLLOW: a link there now is ELOOP."""
+    fd = os.open("/", _FOLDER_FLAGS)
+    try:
+        for part in Path(real).parts[1:]:
+            step = os.open(part, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = step
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _write_stream(path: Path, data: bytes, mode: int) -> bool:
@@ -236,7 +296,7 @@ def _write_stream(path: Path, data: bytes, mode: int) -> bool:
             "choose a regular file, a pipe or a character device as the output path",
         )
     try:
-        own = _own_fd(path)
+        own = own_descriptor(path)
         if own is not None:
             sys.stdout.flush()  # whatever was printed before goes first
             view = memoryview(data)

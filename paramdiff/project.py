@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config.sources import PARAM_FORMATS, Config, Profile, SourceSpec, load_config
+from .config.sources import PARAM_FORMATS, ROLE_RE, Config, Profile, SourceSpec, load_config
 from .errors import ConfigError, DriftError, UsageError
 from .model.metadata import Metadata, firmware_of
 from .model.params import ParamFile
@@ -21,6 +22,7 @@ from .model.source import Source
 if TYPE_CHECKING:
     from .config.lock import Lock, LockEntry
     from .config.overlay import Overlay
+    from .outputs import ProjectFiles
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
     from .render.report_inputs import ReportInputs
@@ -96,6 +98,46 @@ class Options:
     @cached_property
     def config(self) -> Config:
         return load_config(self.root, memo=self.cache)
+
+    def project_files(self) -> ProjectFiles:
+        """What a user-named output (-o) may not overwrite: the project's inputs and outputs
+        (every profile's overlay, models, derived files, reports and top views, per pin),
+        its git folders and the cache (paramdiff/outputs.py)."""
+        from .config.lock import LOCK_FILE
+        from .outputs import ProjectFiles, git_folders
+        from .render.report_model import svg_path
+
+        config = self.config
+        files = {
+            "sources.yaml": "the project's sources.yaml, an input paramdiff reads",
+            LOCK_FILE: f"the project's {LOCK_FILE}, an input paramdiff reads",
+            f".{LOCK_FILE}.lock": f"{LOCK_FILE}'s lock file",
+            # what `paramdiff init` writes beside them
+            ".gitignore": "the project's .gitignore",
+            ".pre-commit-config.yaml": "the project's pre-commit configuration",
+            ".pre-commit-hooks.yaml": "the project's pre-commit hooks file",
+        }
+        for name, profile in config.profiles.items():
+            if profile.overlay:
+                files.setdefault(profile.overlay, f"profile {name}'s overlay, an input")
+            for model in profile.target_models:
+                if not ROLE_RE.match(model):  # a path in the repository, not a role
+                    files.setdefault(model, f"profile {name}'s model {model}, an input")
+            for pin in profile.pins:
+                derived = profile.derived_path(pin)
+                if derived:
+                    pinned = f" for pin {pin}" if profile.derived_is_per_pin() else ""
+                    files.setdefault(derived, f"profile {name}'s derived file{pinned}")
+                report = profile.report_path(pin)
+                if report:
+                    files.setdefault(report, f"profile {name}'s report for pin {pin}")
+                    files.setdefault(svg_path(report), f"profile {name}'s top view for pin {pin}")
+        folders = {
+            **git_folders(config.root),
+            ".github": "inside the project's .github folder (workflows)",
+            str(Path(os.path.abspath(self.cache.root))): "inside paramdiff's cache directory",
+        }
+        return ProjectFiles(config.root, files, folders)
 
     @property
     def lock(self) -> Lock | None:
@@ -555,7 +597,11 @@ class PinContext:
         )
         from .render.sinks import output_for
 
-        return output_for(self.config.root, output, d.target if fmt == "params" else None, fix)
+        default = d.target if fmt == "params" else None
+        # -o may name the file derive writes by default: this pin's, in this format
+        own = default if self.pin == profile.default_pin or profile.derived_is_per_pin() else None
+        guard = self.options.project_files().without(own) if output is not None else None
+        return output_for(self.config.root, output, default, fix, guard)
 
     def report_output(self, output: Path | None) -> Output:
         if output is not None and output.suffix.lower() == ".svg":
@@ -566,10 +612,14 @@ class PinContext:
                 f"give -o {output.with_suffix('.md')} (the top view goes beside it as "
                 f"{output.name})",
             )
+        from .render.report_model import svg_path
         from .render.sinks import output_for
 
         fix = f"paramdiff report --profile {self.profile.name} --pin {self.pin}"
-        return output_for(self.config.root, output, self.profile.report_path(self.pin), fix)
+        default = self.profile.report_path(self.pin)
+        own = (default, svg_path(default)) if default else ()
+        guard = self.options.project_files().without(*own) if output is not None else None
+        return output_for(self.config.root, output, default, fix, guard)
 
     def layers(self, frame: str | None, files: list[Path]) -> tuple[Layers, list[Flag]]:
         """The frame defaults with ``files`` (default: the derived file) loaded on top, and

@@ -160,13 +160,33 @@ def _number(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> float:
     return value
 
 
+# The longest reason an overlay may give (the shipped overlays' longest is 327): a reason is
+# a line or two a reviewer reads, and it is copied into the derived file and the report, which
+# `check` reads back under files.TEXT_LIMIT. A 1 MB reason was written by derive and refused
+# by check; now the overlay is refused where it is read, for every command alike.
+MAX_REASON = 1000
+
+
+def _reason(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> str:
+    """A reason's text, white space collapsed ("" when absent), at most MAX_REASON long."""
+    reason = " ".join((text(doc, path, raw) if raw is not None else "").split())
+    if len(reason) > MAX_REASON:
+        raise doc.error(
+            path,
+            f"{what} has a reason of {len(reason)} characters, over paramdiff's limit of "
+            f"{MAX_REASON}",
+            "shorten it to a line or two; link the details with ref:",
+        )
+    return reason
+
+
 def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     rules = []
     for i, item in enumerate(sequence(doc, ("select", key), raw)):
         path = ("select", key, i)
         check_keys(doc, path, item, {"reason"}, {"category", "params"})
-        reason = text(doc, (*path, "reason"), item["reason"]) if item["reason"] is not None else ""
-        if not reason.strip():
+        reason = _reason(doc, (*path, "reason"), item["reason"], f"select.{key}[{i}]")
+        if not reason:
             raise doc.error(path, f"select.{key}[{i}] has no reason", "say why in one line")
         if ("category" in item) == ("params" in item):
             raise doc.error(
@@ -176,7 +196,7 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
             )
         rules.append(
             Rule(
-                reason=" ".join(reason.split()),
+                reason=reason,
                 category=text(doc, (*path, "category"), item["category"])
                 if "category" in item
                 else None,
@@ -209,8 +229,7 @@ def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgment, ...]:
                 f"acknowledged[{i}].sha256 is not a sha256",
                 "write the model's sha256 (64 hex digits), as check prints it",
             )
-        said = item["reason"]
-        reason = " ".join((text(doc, (*path, "reason"), said) if said is not None else "").split())
+        reason = _reason(doc, (*path, "reason"), item["reason"], f"acknowledged[{i}]")
         if not reason:
             raise doc.error(
                 (*path, "reason"),
@@ -246,9 +265,7 @@ def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Ove
                 "keep one delta per parameter",
             )
         seen[name] = doc.line(path)
-        reason = " ".join(
-            (text(doc, (*path, "reason"), d["reason"]) if d["reason"] is not None else "").split()
-        )
+        reason = _reason(doc, (*path, "reason"), d["reason"], f"delta {name}")
         if not reason:
             raise doc.error(
                 (*path, "reason"),

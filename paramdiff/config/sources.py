@@ -35,6 +35,22 @@ FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
 TRANSPORTS = ("https", "git", "mirror")
 
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# Profile and pin names become file names (reports/<profile>-<pin>.md, `{pin}` in a path) and
+# words in commands and reports: letters, digits, '.', '_' and '-', never a control
+# character, a space, a '/' or a leading '.' or '-' (`..`, `-x`).
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_name(doc: YamlDoc, path: KeyPath, kind: str, name: object) -> str:
+    """A profile or pin name as NAME_RE allows it, else an Error naming its line."""
+    if isinstance(name, str) and NAME_RE.fullmatch(name) and len(name) <= 64:
+        return name
+    raise doc.error(
+        path,
+        f"{kind} name {quote(repr(name))} is not a plain name",
+        "use at most 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+        "(it becomes part of file names)",
+    )
 
 
 class SourceSpec(NamedTuple):
@@ -246,6 +262,7 @@ def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:
         ppath = (*path, pin)
         if not isinstance(pin, str):
             raise doc.error(ppath, f"pin {pin!r} must be a quoted string", f"write '{pin}':")
+        check_name(doc, ppath, "pin", pin)
         if not isinstance(roles, dict) or not roles:
             raise doc.error(ppath, f"pin '{pin}' must map roles to sources", "add roles")
         specs: dict[str, SourceSpec] = {}
@@ -375,6 +392,8 @@ def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = N
     if not isinstance(profiles_raw, dict) or not profiles_raw:
         raise doc.error(("profiles",), "'profiles' must name at least one profile", "add one")
     mapping(doc, ("profiles",), profiles_raw)  # profile names are strings
+    for name in profiles_raw:
+        check_name(doc, ("profiles", name), "profile", name)
     profiles = {
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()

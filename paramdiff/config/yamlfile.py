@@ -13,7 +13,9 @@ if TYPE_CHECKING:  # PyYAML is imported only when a document is parsed (not foun
     import yaml
 
 KeyPath = tuple[str | int, ...]
-YAML_KIND = "yaml"
+# The parsed-entry kind: "yaml12" since plain scalars resolve by YAML 1.2's core schema
+# (config/yaml12.py); entries kept by the YAML 1.1 reader ("yaml") are never read.
+YAML_KIND = "yaml12"
 # Lists and mappings nested deeper than this are refused on the event stream: paramdiff's
 # deepest file (sources.lock: profiles/pin/role/includes/item/key) nests 6, and the loaders
 # (composer, constructor, our line index) recurse once per level, so ~1000 levels were a
@@ -32,10 +34,11 @@ class ParsedMemo(Protocol):
 
 @cache
 def safe_loader() -> Any:
-    """The C-accelerated safe loader when libyaml is present; both build plain data only."""
-    import yaml
+    """The safe loader (C-accelerated when libyaml is present; plain data only) resolving
+    plain scalars by YAML 1.2's core schema (config/yaml12.py)."""
+    from .yaml12 import loader_class
 
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return loader_class()
 
 
 @dataclass(slots=True)
@@ -134,6 +137,8 @@ def _parse(data: bytes, file: str) -> YamlDoc:
         raise ConfigError(
             "not UTF-8 text", "save the file as UTF-8", file=file, line=line
         ) from None
+    from .yaml12 import Refused
+
     try:
         _refuse_aliases(text, file)  # before anything builds or walks the document
         node, value = _compose_and_construct(text)
@@ -147,6 +152,8 @@ def _parse(data: bytes, file: str) -> YamlDoc:
             file=file,
             line=1,
         ) from None
+    except Refused as exc:
+        raise ConfigError(exc.what, exc.fix, file=file, line=exc.line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -157,12 +164,31 @@ def _parse(data: bytes, file: str) -> YamlDoc:
     return doc
 
 
+def load_shipped(text: str, file: str) -> Any:
+    """The data of a YAML file paramdiff ships (anchors allowed: renames.yaml uses them),
+    read by the same YAML 1.2 rules as every other YAML file."""
+    import yaml
+
+    from .yaml12 import Refused
+
+    try:
+        return _compose_and_construct(text)[1]
+    except Refused as exc:
+        raise ConfigError(exc.what, exc.fix, file=file, line=exc.line) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", "fix the file", file=file) from None
+
+
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     """One parse for both the node tree (lines) and the data (what ``yaml.load`` does with
     the same safe loader: plain data only)."""
+    from .yaml12 import check_scalars
+
     loader = safe_loader()(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            check_scalars(node)  # a scalar YAML 1.1 and 1.2 read differently: refused
         return node, (loader.construct_document(node) if node is not None else None)
     finally:
         loader.dispose()
@@ -226,13 +252,12 @@ def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
 
 
 def dump_yaml(data: Any) -> str:
-    """Deterministic YAML: sorted keys, block style, no aliases."""
+    """Deterministic YAML: sorted keys, block style, no aliases; a string either YAML schema
+    would read as something else is quoted (config/yaml12.py Dumper)."""
     import yaml
 
-    class NoAliasDumper(yaml.SafeDumper):
-        def ignore_aliases(self, data: Any) -> bool:
-            return True
+    from .yaml12 import Dumper
 
     return yaml.dump(
-        data, Dumper=NoAliasDumper, sort_keys=True, default_flow_style=False, allow_unicode=True
+        data, Dumper=Dumper, sort_keys=True, default_flow_style=False, allow_unicode=True
     )

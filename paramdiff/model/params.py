@@ -35,10 +35,17 @@ class Param(NamedTuple):
     note: str = ""  # how the value was derived (SDF rows)
     chain: tuple[Origin, ...] = ()  # the %include lines that led to this file
     overrides: tuple[tuple[Origin, str], ...] = ()  # earlier settings this one replaced
+    # ``NAME VALUE @READONLY``: ArduPilot loads the value and refuses any change to it
+    # (AP_Param::parse_param_line; shown as READ_ONLY_MARK, never written to a derived file)
+    read_only: bool = False
 
     @property
     def origin(self) -> Origin:
         return Origin(self.file, self.line)
+
+
+READ_ONLY_FLAG = "@READONLY"  # the third token ArduPilot knows (compared with strcmp)
+READ_ONLY_MARK = " [RO]"  # after a value in show/diff/compare tables: set with @READONLY
 
 
 class Diagnostic(NamedTuple):

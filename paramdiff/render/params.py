@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,6 +30,7 @@ from ..model.values import format_value
 from ..parse.loaders import LOADERS, disagreements
 from ..parse.params import write_rows
 from ..stages.derive import DERIVE_FORMATS, Derived, Line
+from .safe_text import visible
 from .sinks import join_lines
 
 if TYPE_CHECKING:
@@ -43,10 +43,11 @@ _BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _printable(text: str) -> str:
-    """``text`` with every other control character (tab, NUL, ...) as a space."""
+    """``text`` with a tab as a space and every other control character made visible
+    (``\\x1b``; render/safe_text.py), before it is wrapped: the escapes count in the 98 bytes."""
     if text.isprintable():  # no Cc/Cf character at all (nearly every text): nothing to replace
         return text
-    return "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
+    return visible(text.replace("\t", " "))
 
 
 def _fit(word: str, room: int) -> tuple[str, str]:
@@ -204,6 +205,14 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
             for r, ps in d.excluded.items()
         )
         yield f"Left out on purpose: {left}; see the report."
+    read_only = [ln.name for ln in d.lines if ln.shipped is not None and ln.shipped.read_only]
+    if read_only:
+        # MAVProxy and Mission Planner before 1.3.75 skip a line of three fields (see
+        # parse/loaders.py), so the flag is named here and never written on the line.
+        yield (
+            f"Read-only in the shipped file (NAME VALUE @READONLY; written here as NAME VALUE, "
+            f"which every loader reads): {', '.join(read_only)}."
+        )
     yield ""
     yield from _loading(d)
 
@@ -310,7 +319,8 @@ def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
 
 
 # Compiled by read_provenance (re's cache): `derive` never reads its provenance back.
-_RUN_RE = r"# (\w+):(?:(.+):)?(\d+)(?:-(\d+))?$"
+# (at most 9 digits: a longer "line number" is no run header, and int() of 5,000 digits raised)
+_RUN_RE = r"# (\w+):(?:(.+):)?(\d{1,9})(?:-(\d{1,9}))?$"
 _DELTA_RE = r"# DELTA (overlay:\d+):"
 _PARAM_RE = r"([A-Z][A-Z_0-9]*)[ ,]"
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from ..files import project_path
 from ..model.values import format_value
+from ..outputs import checked_output
 from ..parse.sdf import Channel
 from ..stages.actuators import Geometry
 from .report_inputs import ReportInputs
@@ -41,7 +42,9 @@ def svg_output(report: Output) -> Output:
         inside = project_path(report.root, label, generated=True)
         return Output(inside, label, report.fix, report.root)
     path = report.path.with_name(svg_path(report.path.name)) if report.path else None
-    return Output(path, label, report.fix)
+    if path is not None and report.guard is not None:  # -o x.md: x.svg follows the same rule
+        checked_output(path, report.guard)
+    return Output(path, label, report.fix, guard=report.guard)
 
 
 def render_picture(inp: ReportInputs) -> Iterator[str]:

@@ -9,11 +9,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..model.metadata import Metadata
-from ..model.params import Diagnostic, Fact, Param
+from ..model.params import READ_ONLY_MARK, Diagnostic, Fact, Param
 from ..model.source import Source
 from ..model.values import format_value, same_value
 from .classify import Classifier
 from .renames import Pairing, Rename, pair_renames
+
+# The category of a row no classifier placed (a local file whose firmware's metadata is not
+# in this project's cache: see local_meta.py), said as such rather than left blank.
+UNCATEGORISED = "uncategorised"
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -189,6 +193,8 @@ class Comparison:
             return ABSENT if self._by_role[role].file.can_represent(name) else NR
         meta = self._meta_by_role[role]
         text = meta.label(param.name, param.value) if meta else format_value(param.value)
+        if param.read_only:
+            text += READ_ONLY_MARK
         if pairing is None or param.name == name or pairing.rename.conversion.identity:
             return text
         converted = pairing.rename.conversion.apply(
@@ -298,7 +304,7 @@ class _RowMaker:
                 break
         return Row(
             self.status(verdict, roles, renamed),
-            self.classify(name)[0] if self.classify else "",
+            self.classify(name)[0] if self.classify else UNCATEGORISED,
             shown or "",
         )
 

@@ -18,6 +18,7 @@ from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
 from ..config.sources import Profile, SourceSpec
 from ..digests import git_blob_id, sha256_of
 from ..errors import ConfigError, FetchError, ParamdiffError
+from ..files import INPUT_LIMIT, TEXT_LIMIT
 from ..model.locked import LockedFile
 from . import GIT_BASE, RAW_BASE
 from .cache import Cache
@@ -29,6 +30,13 @@ if TYPE_CHECKING:
 ENV_MIRROR = "PARAMDIFF_MIRROR"
 ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
 MAX_WORKERS = 4
+
+
+def input_limit(fmt: str, main: bool = True) -> int:
+    """The most bytes paramdiff reads of a pinned file: metadata (apm.pdef.json, ~2 MB) up to
+    files.INPUT_LIMIT; a parameter file, model, name list or included file, which a person
+    writes, up to files.TEXT_LIMIT (as for the same files named on the command line)."""
+    return INPUT_LIMIT if fmt == "pdef" and main else TEXT_LIMIT
 
 
 @dataclass(slots=True)
@@ -141,6 +149,20 @@ class _Engine:
             )
         return self.transports.for_source(spec)
 
+    def _within_limit(self, spec: SourceSpec, path: str, size: int, by: str) -> None:
+        """Refuse a file larger than paramdiff reads of its kind (files.TEXT_LIMIT for a
+        parameter file, model or name list; INPUT_LIMIT for metadata), before it is used:
+        SECURITY.md's limits hold for pinned files as for files named on the command line."""
+        limit = input_limit(spec.format, path == spec.path)
+        if size > limit:
+            what = "metadata file" if limit == INPUT_LIMIT else "text file"
+            raise FetchError(
+                f"{spec.describe()}: {path} is {size} bytes ({by}), over paramdiff's limit of "
+                f"{limit} bytes for a {what}",
+                "check that the path in sources.yaml names the file it should (real ones are "
+                "far smaller)",
+            )
+
     def _cached(
         self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
     ) -> tuple[bytes, VerifiedFile] | None:
@@ -155,6 +177,7 @@ class _Engine:
             locked.blob,
         ):
             return None
+        self._within_limit(spec, path, seen.size, "as cached")
         data = self.cache.get(seen.sha256)  # re-hashed: the very bytes the record verified
         if data is None or len(data) != seen.size:
             return None
@@ -167,12 +190,15 @@ class _Engine:
         where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
         # spec.describe() already names the role's path: name it again only for an include.
         what = "the file" if path == spec.path else f"{path}, which it includes,"
+        if locked is not None:  # refused before a byte is downloaded
+            self._within_limit(spec, path, locked.size, f"as {LOCK_FILE} records")
         transport = self._transport(spec, f"{what} at {commit[:12]}")
         try:
             got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
         except FetchError as exc:
             raise FetchError(f"{where}: {exc.what}", exc.fix) from None
         data = got.data
+        self._within_limit(spec, path, len(data), "as downloaded")
         digest, blob = sha256_of(data), git_blob_id(data)
         claims = []
         if locked is not None:
@@ -308,8 +334,8 @@ def verify_cached(
     pin, specs = profile.pin(pin)
     spec = specs[role]
     entry = require_entry(lock, profile.name, pin, spec)
-    if entry.includes:
-        return None
+    if entry.includes or entry.size > input_limit(spec.format):
+        return None  # (materialize says what is wrong with an oversized one)
     seen = VerifiedIndex(cache.root).get(spec.repo, entry.commit, spec.path)
     locked = (entry.size, entry.sha256, entry.blob)
     if seen is None or (seen.size, seen.sha256, seen.blob) != locked:
