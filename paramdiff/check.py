@@ -7,11 +7,13 @@ profile the user asked about.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from .check_fidelity import actuator_outcome, loop_rate_line
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
 from .files import TEXT_LIMIT, project_path, read_regular
@@ -27,8 +29,11 @@ from .render.report_model import render_picture, svg_path
 from .render.sinks import check_file, join_lines
 from .stages.channels import SOURCES
 from .stages.derive import Derived
-from .stages.fidelity import Fidelity, actuator_findings
+from .stages.fidelity import is_actuator_acknowledgement
 from .stages.validate import ERROR, validate
+
+if TYPE_CHECKING:
+    from .launch.verify import LaunchResult
 
 
 class Located(NamedTuple):
@@ -77,16 +82,18 @@ def first_difference(path: Path, lines: list[str]) -> int:
 def check_contexts(
     options: Options, profile: str | None, pin: str | None, models: list[Path]
 ) -> list[PinContext]:
-    """The pins `check` covers: the named profile, or every profile (at ``pin`` where it has
-    it, else its default pin)."""
+    """The pins `check` covers. Without ``pin``: every pin of the named profile, or of every
+    profile. With it: that pin of the named profile, or of every profile that has it (the
+    default pin of those that do not)."""
     profiles = options.config.profiles
     if profile is None and models and len(profiles) > 1:
         raise UsageError("--model needs --profile: name the vehicle the model simulates")
-    if profile is not None:
+    chosen = [options.config.profile(profile)] if profile is not None else list(profiles.values())
+    if pin is not None and profile is not None:
         return [PinContext(options, profile, pin)]
-    return [
-        PinContext(options, name, pin if pin in p.pins else None) for name, p in profiles.items()
-    ]
+    if pin is not None:
+        return [PinContext(options, p.name, pin if pin in p.pins else None) for p in chosen]
+    return [PinContext(options, p.name, name) for p in chosen for name in p.pins]
 
 
 def check_project(
@@ -95,6 +102,7 @@ def check_project(
     pin: str | None,
     models: list[Path],
     annotate: bool = False,
+    launch: str | None = None,
     world: Path | None = None,
 ) -> Iterator[str]:
     """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
@@ -103,8 +111,10 @@ def check_project(
     """
     findings: list[str] = []
     fixes: list[str] = []
+    if launch is not None and profile is None and len(options.config.profiles) > 1:
+        raise UsageError("--launch needs --profile: name the vehicle the launch runs")
     for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models, world)
+        outcome = run_check(ctx, models, launch, asked=pin is not None, world=world)
         where = f"{ctx.profile.name} {ctx.pin}"
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
@@ -121,8 +131,6 @@ def check_project(
 def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
     """``::error`` lines, each path relative to the working directory (the repository root
     in a workflow), so GitHub puts it on the file in the pull request."""
-    import os
-
     from .render.github import annotation
 
     for loc in outcome.located:
@@ -139,27 +147,142 @@ def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterato
 
 
 def run_check(
-    ctx: PinContext, models: list[Path] | None = None, world: Path | None = None
+    ctx: PinContext,
+    models: list[Path] | None = None,
+    launch: str | None = None,
+    asked: bool = True,
+    world: Path | None = None,
 ) -> CheckOutcome:
+    """Every rule for one pin: its lock entries (each locked file verified), then the
+    committed outputs the pin has — its derived file (and what is checked of it: loaders,
+    validate, frame defaults, models, launches) when the derived path is this pin's, its
+    report when the report path is. ``asked``: the pin was named (--pin), so say which
+    outputs belong to another pin."""
     out = CheckOutcome()
     if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
+    _locked_files_verify(ctx, out)
+    own_derived = _has_own(ctx.profile.derived, ctx, asked)
+    own_report = _has_own(ctx.profile.report, ctx, asked, report=True)
+    if not own_derived and not own_report:
+        return out  # nothing committed for this pin: its lock was the check
     try:
         derived = ctx.derived
     except StaleOverlayError as exc:
         out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay", exc.file, exc.line)
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
-    _outputs_up_to_date(ctx, derived, out)
-    path = project_path(ctx.config.root, derived.target, generated=True)
-    _loads_the_same(ctx, path, derived.target, derived.regenerate, out)
-    _validates(ctx, derived, out)
-    _no_unchosen_defaults(ctx, derived, out)
-    _models_agree(ctx, derived, models or [], out)
-    _actuators_agree(ctx, derived, models or [], out)
-    if world is not None:
-        _loop_rate(ctx, world, out)
+    if own_derived:
+        _derived_up_to_date(ctx, derived, out)
+    elif asked:
+        out.warnings.append(
+            f"{derived.target} is pin {ctx.profile.default_pin}'s file (default_pin), so it is "
+            f"not checked for pin {ctx.pin}; put {{pin}} in the profile's derived path to "
+            "commit one per pin"
+        )
+    if own_report:
+        _report_up_to_date(ctx, out)
+    if own_derived:
+        path = project_path(ctx.config.root, derived.target, generated=True)
+        _loads_the_same(ctx, path, derived.target, derived.regenerate, out)
+        _validates(ctx, derived, out)
+        _no_unchosen_defaults(ctx, derived, out)
+        _models_agree(ctx, derived, models or [], out)
+        used = _actuators_agree(ctx, models or [], out)
+        if launch is not None:
+            _adhoc_launch(ctx, launch, models or [], out)
+        else:
+            _launches_verified(ctx, out, used)
+        if world is not None:
+            warn, note = loop_rate_line(ctx, world)
+            (out.warnings if warn else out.passed).append(note)
     return out
+
+
+def _has_own(template: str | None, ctx: PinContext, asked: bool, report: bool = False) -> bool:
+    """Whether an output (derived file or report) of this pin is to be checked: the default
+    pin's always; another pin's when the path has ``{pin}`` and the pin was named (--pin) or
+    its file is committed (a pin nobody reported on has no report to check)."""
+    if not template:
+        return False
+    if ctx.pin == ctx.profile.default_pin:
+        return True
+    if "{pin}" not in template:
+        return False
+    path = template.replace("{pin}", ctx.pin)
+    kept = (path, svg_path(path)) if report else (path,)
+    return asked or any(os.path.lexists(ctx.config.root / p) for p in kept)
+
+
+def _locked_files_verify(ctx: PinContext, out: CheckOutcome) -> None:
+    """Every role's locked file (and each it includes) is in the cache as verified for that
+    repo, commit and path with the lock's size, sha256 and git blob id — or is fetched and
+    verified now: an edited commit, size or digest fails here (exit 2, naming the role)."""
+    metadata = set(ctx.metadata_roles())
+    ctx.fetched([role for role in ctx.specs if role not in metadata])  # in parallel
+    for role in metadata:
+        ctx.locked_entry(role)  # hashed as read, not kept
+    out.passed.append(
+        f"the {len(ctx.specs)} locked file(s) verify (commit, size, sha256, git blob)"
+    )
+
+
+def _launch_outcome(
+    result: LaunchResult, out: CheckOutcome, file: str | None, line: int | None = None
+) -> None:
+    where = f"launch {result.name}"
+    for note in result.notes:
+        out.warnings.append(f"{where}: {note}")
+    for f in result.findings:
+        out.fail(f"{where}: {f.text}", f.fix, file, line)
+    for f, a in result.acknowledged:
+        out.passed.append(f"{where}: acknowledged ({a.reason[:60]}…): {f.text[:80]}")
+    if result.passed:
+        rows = ", ".join(f"{r.axis.name} {r.verdict}" for r in result.rows)
+        if result.acknowledged:
+            rows += f" ({len(result.acknowledged)} finding(s) acknowledged)"
+        out.passed.append(
+            f"{where}: {result.launch.text} — {result.backend.name}"
+            + (f" with {result.model}" if result.model else "")
+            + (f"; {rows}" if rows else "")
+        )
+
+
+def _launches_verified(ctx: PinContext, out: CheckOutcome, used: set[int]) -> None:
+    """Every declared launch end to end; acknowledgements that match nothing (no launch's
+    finding, and none of the actuator findings, whose acknowledgements are ``used``) are
+    stale. Without declared launches only the actuator acknowledgements are judged."""
+    if not ctx.profile.launches:
+        stale = [
+            a
+            for a in ctx.overlay.acknowledged
+            if id(a) not in used and is_actuator_acknowledgement(a)
+        ]
+    else:
+        from .launch.verify import stale_acknowledgements
+
+        results = ctx.launch_results
+        lines = {d.name: d.line for d in ctx.profile.launches}
+        for result in results:
+            _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
+        stale = [a for a in stale_acknowledgements(ctx, results) if id(a) not in used]
+    for a in stale:
+        out.fail(
+            f"{ctx.overlay.file}:{a.line}: acknowledgement of "
+            f"{'launch ' + a.launch if a.launch else 'model ' + (a.model or '')} is stale: no "
+            f"finding is {a.finding!r}"
+            + (f" of the model with sha256 {a.sha256[:12]}…" if a.sha256 else ""),
+            f"re-review it: remove it from {ctx.overlay.file}, or copy the finding and sha256 "
+            "as check prints them now",
+            ctx.overlay.file,
+            a.line,
+        )
+
+
+def _adhoc_launch(ctx: PinContext, text: str, models: list[Path], out: CheckOutcome) -> None:
+    from .launch.verify import adhoc
+
+    _launch_outcome(adhoc(ctx, text, models), out, None)
 
 
 def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
@@ -177,19 +300,9 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
 
 
 def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
-    """The committed derived file equals what derive writes — when it is this pin's file.
-    One derived path without {pin} belongs to the default pin: another pin has nothing
-    committed to compare (and `derive --pin` would refuse to overwrite it)."""
-    profile, root = ctx.profile, ctx.config.root
-    if ctx.pin != profile.default_pin and not profile.derived_is_per_pin():
-        out.warnings.append(
-            f"{derived.target} is pin {profile.default_pin}'s file (default_pin), so it is not "
-            f"compared for pin {ctx.pin}; put {{pin}} in the profile's derived path to commit "
-            "one per pin"
-        )
-        return
+    """The committed derived file (this pin's) equals what derive writes."""
     lines = ctx.derived_lines
-    path = project_path(root, derived.target, generated=True)
+    path = project_path(ctx.config.root, derived.target, generated=True)
     result = check_file(path, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
@@ -204,12 +317,10 @@ def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         out.diffs.append(result.diff)
 
 
-def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+def _report_up_to_date(ctx: PinContext, out: CheckOutcome) -> None:
+    """The committed report and its picture equal what report writes."""
     root = ctx.config.root
-    _derived_up_to_date(ctx, derived, out)
-    report_path = ctx.profile.report_path(ctx.pin)
-    if not report_path:
-        return
+    report_path = ctx.profile.report_path(ctx.pin) or ""
     inputs = ctx.report_inputs()
     for path, lines in (
         (report_path, list(render_report(inputs))),
@@ -379,75 +490,10 @@ def _target_models(
     return out
 
 
-def _actuator_models(ctx: PinContext, extra: list[Path]) -> list[tuple[str, str, Fidelity]]:
-    """(label, file to fix, actuator fidelity) of the report's model, the target models and
-    each --model file."""
-    from .digests import sha256_of
-    from .parse.sdf import read_channels
-
-    out: list[tuple[str, str, Fidelity]] = []
-    roles = ["sitl_models"] if "sitl_models" in ctx.specs else []
-    roles += [t for t in ctx.profile.target_models if t in ctx.specs and t not in roles]
-    for role in roles:
-        label = ctx.pinned_model(role)[0]
-        out.append((label, ctx.overlay.file, ctx.pinned_fidelity(role)))
-    locals_ = [t for t in ctx.profile.target_models if t not in ctx.specs]
-    for target in locals_:
-        data = read_local(project_path(ctx.config.root, target))
-        channels = read_channels(data, target)[0]
-        out.append((target, target, ctx.model_fidelity(data, target, channels, sha256_of(data))))
-    for p in extra:
-        data = read_local(p)
-        channels = read_channels(data, p.as_posix())[0]
-        fid = ctx.model_fidelity(data, p.as_posix(), channels, sha256_of(data))
-        out.append((p.as_posix(), p.as_posix(), fid))
-    return out
-
-
-def _actuators_agree(
-    ctx: PinContext, derived: Derived, models: list[Path], out: CheckOutcome
-) -> None:
-    """Each model's forward/reverse thrust (or rotor range) against what the firmware assumes
-    (stages.fidelity); a finding fails unless the overlay acknowledges it for that model's
-    bytes, and an acknowledgment of a finding that is gone is stale."""
-    overlay = ctx.overlay
-    seen: set[tuple[str, str]] = set()
-    for label, file, fid in _actuator_models(ctx, models):
-        findings = actuator_findings(fid)
-        for f in findings:
-            seen.add((f.model_sha256, f.id))
-            if f.id in overlay.acknowledged_ids(f.model_sha256):
-                out.passed.append(f"{label}: {f.id} acknowledged in {overlay.file}")
-                continue
-            out.fail(
-                f"{label}: actuator {f}",
-                f"{f.fix} — in {overlay.file}: acknowledged: [{{finding: {f.id}, sha256: "
-                f"{f.model_sha256}, reason: ...}}]",
-                file,
-                None if file != overlay.file else 1,
-            )
-        rows = fid.rows
-        if rows and not findings:
-            out.passed.append(f"{label}: {len(rows)} actuator(s) agree with the firmware")
-    for ack in overlay.acknowledged:
-        if (ack.sha256, ack.finding) not in seen:
-            out.fail(
-                f"{overlay.file}:{ack.line}: acknowledged {ack.finding} is stale: no checked "
-                f"model with sha256 {ack.sha256[:12]} has that finding now",
-                f"review it: remove the acknowledgment from {overlay.file}, or update its "
-                "sha256 to the model it is about",
-                overlay.file,
-                ack.line,
-            )
-
-
-def _loop_rate(ctx: PinContext, world: Path, out: CheckOutcome) -> None:
-    """SCHED_LOOP_RATE against the world's physics step (stages.fidelity.loop_rate_note): a
-    warning when the firmware's loop runs faster than the world steps."""
-    from .parse.sdf_thruster import read_physics_step
-    from .stages.fidelity import loop_rate_note
-
-    step, line = read_physics_step(read_local(world), world.as_posix())
-    note = loop_rate_note(ctx.sitl_params, (step, f"{world.as_posix()}:{line}"))
-    loop = ctx.sitl_params.get("SCHED_LOOP_RATE")
-    (out.warnings if loop is not None and loop > 1.0 / step else out.passed).append(note)
+def _actuators_agree(ctx: PinContext, models: list[Path], out: CheckOutcome) -> set[int]:
+    """Actuator fidelity (check_fidelity): what passed, what failed; the acknowledgements used."""
+    passed, failures, used = actuator_outcome(ctx, models)
+    out.passed += passed
+    for f in failures:
+        out.fail(*f)
+    return used

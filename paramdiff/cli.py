@@ -15,6 +15,7 @@ port (interleaved medians, CPU ms): `--help` 50.8 → 31.3, `diff A B` 112.6 →
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -75,6 +76,14 @@ def _write(text: str, err: bool = False) -> None:
 
 def _echo(line: str, err: bool = False) -> None:
     _write(line + "\n", err)
+
+
+def _progress(line: str) -> None:
+    """A note on stderr while a command waits (before a download is retried): a note that
+    cannot be written (stderr closed) never fails the download."""
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: a closed file
+            _echo(line, err=True)
 
 
 ECHO_BATCH = 1 << 16  # characters per write: every write is flushed
@@ -179,6 +188,7 @@ def _build_options(kw: dict[str, Any]) -> None:
         transport=kw.pop("transport"),
         git_base=kw.pop("git_base"),
         offline=kw.pop("offline"),
+        progress=_progress,
     )
 
 
@@ -535,6 +545,12 @@ def fetch(options: Options, profile: str | None, pin: str | None, update: bool) 
 
     Without --profile: every profile that has --pin (or every pin of every profile
     when --pin is not given either), so one command locks the whole project.
+
+    Bound: at most 4 downloads at a time, and all of them together within one deadline,
+    retries and waits included (120 s; PARAMDIFF_HTTP_DEADLINE=SECONDS sets it). The first
+    download that fails stops the others. Each wait before a retry is printed on stderr;
+    a host that does not resolve or refuses the connection fails at once (offline? read a
+    mirror: --mirror DIR|URL or PARAMDIFF_MIRROR).
     """
     from .project import fetch_project
 
@@ -706,6 +722,12 @@ def report(pin: PinContext, output: Path | None, check: bool) -> None:
         help="Also check this Gazebo model's channels against the derived file.",
     ),
     _arg(
+        "--launch",
+        metavar="CMD",
+        help="Verify this launch command line (sim_vehicle.py ... or the SITL binary's) instead "
+        "of the profile's declared launches: files loaded, physics, pilot sticks.",
+    ),
+    _arg(
         "--world",
         type=_existing_file,
         metavar="FILE",
@@ -726,19 +748,26 @@ def check(
     profile: str | None,
     pin: str | None,
     models: list[Path] | None,
+    launch: str | None,
     world: Path | None,
     all_profiles: bool,
     fmt: str,
 ) -> None:
     """Everything CI needs: lock, overlay, derived file, report, models, layers.
 
-    Without --profile: every profile (at --pin where it has it, else its default pin).
+    Without --pin: every pin of every profile (or of --profile): each pin's locked files
+    verified, and the derived file and report checked where the pin has them. With --pin:
+    that pin of every profile that has it (the others at their default pin).
     """
     from .check import check_project
 
     profile = None if all_profiles else profile
     annotate = fmt == "github"
-    _echo_lines(check_project(options, profile, pin, list(models or ()), annotate, world))
+    _echo_lines(
+        check_project(
+            options, profile, pin, list(models or ()), annotate, launch=launch, world=world
+        )
+    )
 
 
 @_command(
@@ -816,10 +845,23 @@ def init(profile: str, derived: str | None, root: Path) -> None:
     "layers",
     PIN_CONTEXT,
     _arg("--frame", help="sim_vehicle.py frame (default: the profile's sitl_frame)."),
+    _arg(
+        "--launch",
+        metavar="CMD",
+        help="The stack, physics and pilot-input test of this launch command line.",
+    ),
     _arg("files", nargs="*", type=_existing_file, metavar="FILE", help="Files SITL loads."),
 )
-def layers(pin: PinContext, frame: str | None, files: list[Path]) -> None:
+def layers(pin: PinContext, frame: str | None, launch: str | None, files: list[Path]) -> None:
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
+    if launch is not None:
+        from .launch.verify import adhoc
+        from .render.launch import launch_text
+
+        if frame or files:
+            raise UsageError("--launch names the files and the frame; drop --frame and FILEs")
+        _echo_lines(launch_text(adhoc(pin, launch, [])))
+        return
     from .render.layers import render_layers
 
     _echo_lines(render_layers(*pin.layers(frame, list(files)), pin.metadata))

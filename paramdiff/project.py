@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +22,7 @@ from .model.source import Source
 if TYPE_CHECKING:
     from .config.lock import Lock, LockEntry
     from .config.overlay import Overlay
+    from .launch.verify import LaunchResult
     from .outputs import ProjectFiles
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
@@ -64,6 +65,7 @@ class Options:
     transport: str | None = None
     git_base: str | None = None
     offline: bool = False
+    progress: Callable[[str], None] | None = None  # told of each wait before a retry (stderr)
     _lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = field(
         default=None, init=False, repr=False
     )
@@ -89,7 +91,11 @@ class Options:
 
         # One choice per run, so a mirror's MANIFEST.json is read once, not per batch.
         return TransportChoice.from_env(
-            self.cache.root, self.mirror, override=self.transport, git_base=self.git_base
+            self.cache.root,
+            self.mirror,
+            override=self.transport,
+            git_base=self.git_base,
+            progress=self.progress,
         )
 
     def transports(self) -> TransportChoice | None:
@@ -417,17 +423,25 @@ class PinContext:
                 use = "categories"
             elif frames:
                 use = f"frame defaults, {' and '.join(frames)}"
+            elif role in self._launch_roles:
+                use = "launch defaults"
             else:
                 use = "checked" if role in profile.target_models else "compared"
             parsed = spec.format in PARAM_FORMATS
             yield use, self.source(role) if parsed else self.source_meta(role)
 
     @cached_property
+    def _launch_roles(self) -> set[str]:
+        from .parse.launch import launch_roles
+
+        return launch_roles(self.specs, [d.command for d in self.profile.launches])
+
+    @cached_property
     def derived(self) -> Derived:
         from .stages.derive import build
 
         overlay = self.overlay
-        return build(
+        derived = build(
             self.source(overlay.base),
             overlay,
             self.classifier(),
@@ -435,6 +449,22 @@ class PinContext:
             self.frame_defaults(),
             self.derive_target(),
         )
+        if self.profile.launches:
+            # The header's "Load it with" line: the first declared launch check verifies.
+            from .render.launch import load_line
+
+            derived.launches_declared = True
+            derived.load_with = load_line(self, derived)
+        return derived
+
+    @cached_property
+    def launch_results(self) -> list[LaunchResult]:
+        """Every declared launch verified against the derived file as read back."""
+        if not self.profile.launches:
+            return []
+        from .launch.verify import verify_declared
+
+        return verify_declared(self, self.derived_source)
 
     @cached_property
     def derived_lines(self) -> list[str]:
@@ -486,8 +516,17 @@ class PinContext:
         models = self.fetched([role])[role]
         return read_channels(models.data, models.spec.path)[0]
 
-    def pinned_model_sha256(self, role: str) -> str:
-        return self.fetched([role])[role].entry.sha256
+    def acknowledged_actuators(self, role: str) -> set[str]:
+        """The ids of the pinned model's actuator findings an overlay acknowledgement accepts
+        (the report marks them; check passes them)."""
+        from .stages.fidelity import acknowledgement_of
+
+        acks = self.overlay.acknowledged
+        return {
+            f.id
+            for f in self.pinned_fidelity(role).findings
+            if acknowledgement_of(acks, role, f) is not None
+        }
 
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
         """A pinned sdf role: label, repository path, bytes, and its locked includes."""
@@ -574,8 +613,9 @@ class PinContext:
             model.geometry,
             self.metadata,
             self.metadata_by_firmware,
+            self.launch_results,
             self.pinned_fidelity("sitl_models"),
-            self.overlay.acknowledged_ids(self.pinned_model_sha256("sitl_models")),
+            self.acknowledged_actuators("sitl_models"),
         )
 
     # -- what the commands write, and where

@@ -5,6 +5,7 @@ models; the real SITL_Models BlueBoat (edited in the test) when the mirror is th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -288,21 +289,32 @@ OVERLAY = """version: 1
 base: hardware
 deltas: []
 acknowledged:
-  - finding: thrust-ratio:SERVO1
+  - model: sitl_models
+    finding: {finding}
     sha256: {sha}
-    reason: {reason}
+    reason: upstream's model
 """
 
 
-def test_the_overlay_acknowledges_a_finding_of_one_model_s_bytes() -> None:
-    ok = parse_overlay(OVERLAY.format(sha="AB" * 32, reason="upstream's model").encode(), "o.yaml")
-    assert ok.acknowledged_ids("ab" * 32) == {"thrust-ratio:SERVO1"}
-    assert ok.acknowledged_ids("cd" * 32) == set()  # another copy of the model
-    assert ok.acknowledged[0].line == 5
-    with pytest.raises(ConfigError, match="is not a sha256"):
-        parse_overlay(OVERLAY.format(sha="abc", reason="x").encode(), "o.yaml")
-    with pytest.raises(ConfigError, match="has no reason"):
-        parse_overlay(OVERLAY.format(sha="ab" * 32, reason="null").encode(), "o.yaml")
+def test_an_acknowledgement_accepts_an_actuator_finding_by_id_or_text_for_its_bytes() -> None:
+    from paramdiff.stages.fidelity import acknowledgement_of, is_actuator_acknowledgement
+
+    fid = fid_of(SITL_MODELS_LIKE, ROVER)
+    found = actuator_findings(fid)[0]
+    text = f"sitl_models: {found}"
+    for finding in ("thrust-ratio:SERVO1", text):
+        data = OVERLAY.format(finding=json.dumps(finding), sha="ab" * 32).encode()
+        acks = parse_overlay(data, "o.yaml").acknowledged
+        assert acknowledgement_of(acks, "sitl_models", found) is acks[0]
+        assert is_actuator_acknowledgement(acks[0])
+        assert acknowledgement_of(acks, "other_model", found) is None
+        other = found._replace(model_sha256="cd" * 32)  # another copy of the model
+        assert acknowledgement_of(acks, "sitl_models", other) is None
+    channel = OVERLAY.format(finding="'sitl_models: channel 0 (x): model range'", sha="ab" * 32)
+    (ack,) = parse_overlay(channel.encode(), "o.yaml").acknowledged
+    assert not is_actuator_acknowledgement(ack)
+    with pytest.raises(ConfigError, match="is not 64 lower-case hex"):
+        parse_overlay(OVERLAY.format(finding="x", sha="abc").encode(), "o.yaml")
 
 
 def world(tmp_path: Path, physics: str) -> Path:
@@ -359,19 +371,26 @@ def test_check_model_fails_on_the_ratio_until_acknowledged_and_then_when_stale(
         f"{model}: actuator SERVO1: forward/reverse thrust 1.00 (28.0 N / 28.0 N) against "
         "MOT_THST_ASYM 1.6: simulated reverse thrust is 1.60× what the firmware expects"
     ) in out.output
-    assert f"acknowledged: [{{finding: thrust-ratio:SERVO1, sha256: {sha}" in out.output
+    assert (
+        f"acknowledged: [{{model: {model}, finding: thrust-ratio:SERVO1, sha256: {sha}"
+        in out.output
+    )
     overlay = project / "overlays" / "boat.yaml"
     text = overlay.read_text()
     acks = "".join(
-        f"  - {{finding: 'thrust-ratio:SERVO{n}', sha256: {sha}, reason: the team's model}}\n"
+        f"  - {{model: '{model}', finding: 'thrust-ratio:SERVO{n}', sha256: {sha},"
+        " reason: the team's model}\n"
         for n in (1, 3)
     )
     overlay.write_text(text.replace("\ndeltas:", "\nacknowledged:\n" + acks + "deltas:", 1))
     out = run_cli(args)
     assert "actuator SERVO1" not in out.output
-    assert f"{model}: thrust-ratio:SERVO1 acknowledged in overlays/boat.yaml" in out.output
+    assert f"{model}: thrust-ratio:SERVO1 acknowledged (overlays/boat.yaml:" in out.output
     model.write_bytes(SITL_MODELS_LIKE.replace(b"<multiplier>70<", b"<multiplier>71<"))
     out = run_cli(args)
     assert out.exit_code == 1
-    assert "acknowledged thrust-ratio:SERVO1 is stale: no checked model with sha256 " in out.output
+    assert (
+        f"acknowledgement of model {model} is stale: no finding is 'thrust-ratio:SERVO1' of "
+        f"the model with sha256 {sha[:12]}"
+    ) in out.output
     assert f"{model}: actuator SERVO1" in out.output  # other bytes: not acknowledged

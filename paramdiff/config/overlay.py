@@ -61,23 +61,26 @@ class Rule:
         return f"category {self.category}" if self.category else ", ".join(self.params)
 
 
+class Acknowledgement(NamedTuple):
+    """An overlay entry that accepts one finding of a named launch or model, with a reason.
+
+    It matches the finding by its text and, for a finding about a Gazebo model, the model's
+    sha256: like a delta's ``was``, it goes stale when the finding changes (or the model's bytes
+    do), and check then fails until it is re-reviewed."""
+
+    finding: str
+    reason: str
+    line: int
+    launch: str | None = None  # a declared launch's name
+    model: str | None = None  # a model role (e.g. sitl_models) or path
+    sha256: str | None = None  # the model's bytes the finding was read from
+
+
 class Section(NamedTuple):
     """A named group of parameters in the derived file."""
 
     name: str
     params: tuple[str, ...]
-
-
-class Acknowledgment(NamedTuple):
-    """A finding about a model that the overlay accepts, with the reason: ``finding`` is the
-    finding's id (e.g. ``thrust-ratio:SERVO1``) and ``sha256`` the model's bytes it was made
-    about, so another model (or a changed one) is not acknowledged and the entry goes stale
-    when the finding is gone."""
-
-    finding: str
-    sha256: str
-    reason: str
-    line: int
 
 
 @dataclass(frozen=True)  # no slots: the lookups below are cached_property
@@ -91,11 +94,7 @@ class Overlay:
     include: tuple[Rule, ...]
     sections: tuple[Section, ...]
     deltas: tuple[Delta, ...]
-    acknowledged: tuple[Acknowledgment, ...] = ()
-
-    def acknowledged_ids(self, sha256: str) -> set[str]:
-        """The finding ids acknowledged for the model with these bytes."""
-        return {a.finding for a in self.acknowledged if a.sha256 == sha256}
+    acknowledged: tuple[Acknowledgement, ...] = ()
 
     def excluded_categories(self) -> frozenset[str]:
         """Categories left out as a whole (SITL's own values are the right ones there)."""
@@ -207,51 +206,10 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def _sections(doc: YamlDoc, raw: Any) -> tuple[Section, ...]:
-    sections = []
-    for i, s in enumerate(sequence(doc, ("sections",), raw)):
-        path = ("sections", i)
-        check_keys(doc, path, s, {"name", "params"}, set())
-        params = globs(doc, (*path, "params"), s["params"])
-        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
-    return tuple(sections)
-
-
-def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgment, ...]:
-    out = []
-    for i, item in enumerate(sequence(doc, ("acknowledged",), raw)):
-        path = ("acknowledged", i)
-        check_keys(doc, path, item, {"finding", "sha256", "reason"}, set())
-        sha = text(doc, (*path, "sha256"), item["sha256"]).strip().lower()
-        if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
-            raise doc.error(
-                (*path, "sha256"),
-                f"acknowledged[{i}].sha256 is not a sha256",
-                "write the model's sha256 (64 hex digits), as check prints it",
-            )
-        reason = _reason(doc, (*path, "reason"), item["reason"], f"acknowledged[{i}]")
-        if not reason:
-            raise doc.error(
-                (*path, "reason"),
-                f"acknowledged[{i}] has no reason",
-                "say why the finding is accepted, and where it should be fixed",
-            )
-        finding = text(doc, (*path, "finding"), item["finding"]).strip()
-        out.append(Acknowledgment(finding, sha, reason, doc.line(path)))
-    return tuple(out)
-
-
-def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Overlay:
-    doc = load_yaml(data, file, memo)
-    optional = {"select", "sections", "acknowledged"}
-    raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, optional)
-    version(doc, raw["version"], 1, "use version: 1")
-    select = mapping(doc, ("select",), raw.get("select"))
-    check_keys(doc, ("select",), select, set(), {"exclude", "include"})
-    sections = _sections(doc, raw.get("sections"))
+def _deltas(doc: YamlDoc, raw: Any) -> list[Delta]:
     deltas = []
     seen: dict[str, int] = {}
-    for i, d in enumerate(sequence(doc, ("deltas",), raw["deltas"])):
+    for i, d in enumerate(sequence(doc, ("deltas",), raw)):
         path = ("deltas", i)
         check_keys(doc, path, d, {"param", "value", "was", "reason"}, {"ref"})
         name = text(doc, (*path, "param"), d["param"])
@@ -284,18 +242,71 @@ def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Ove
                 line=doc.line(path),
             )
         )
+    return deltas
+
+
+def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Overlay:
+    doc = load_yaml(data, file, memo)
+    raw = check_keys(
+        doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections", "acknowledged"}
+    )
+    version(doc, raw["version"], 1, "use version: 1")
+    select = mapping(doc, ("select",), raw.get("select"))
+    check_keys(doc, ("select",), select, set(), {"exclude", "include"})
+    sections = []
+    for i, s in enumerate(sequence(doc, ("sections",), raw.get("sections"))):
+        path = ("sections", i)
+        check_keys(doc, path, s, {"name", "params"}, set())
+        params = globs(doc, (*path, "params"), s["params"])
+        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
+    deltas = _deltas(doc, raw["deltas"])
     overlay = Overlay(
         file=file,
         sha256=sha256_of(data),
         base=text(doc, ("base",), raw["base"]),
         exclude=_rules(doc, "exclude", select.get("exclude")),
         include=_rules(doc, "include", select.get("include")),
-        sections=sections,
+        sections=tuple(sections),
         deltas=tuple(deltas),
         acknowledged=_acknowledged(doc, raw.get("acknowledged")),
     )
     doc.remember()  # accepted: its parse may be kept
     return overlay
+
+
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgement, ...]:
+    out = []
+    for i, a in enumerate(sequence(doc, ("acknowledged",), raw)):
+        path = ("acknowledged", i)
+        check_keys(doc, path, a, {"finding", "reason"}, {"launch", "model", "sha256"})
+        if ("launch" in a) == ("model" in a):
+            raise doc.error(
+                path,
+                "an acknowledgement names exactly one of 'launch' or 'model'",
+                "write launch: NAME (a declared launch) or model: ROLE (e.g. sitl_models)",
+            )
+        reason = " ".join(text(doc, (*path, "reason"), a["reason"]).split())
+        sha = text(doc, (*path, "sha256"), a["sha256"]) if "sha256" in a else None
+        if sha is not None and not SHA256_RE.match(sha):
+            raise doc.error(
+                (*path, "sha256"),
+                f"sha256 {sha!r} is not 64 lower-case hex digits",
+                "copy the model's sha256 from sources.lock or the report",
+            )
+        out.append(
+            Acknowledgement(
+                finding=" ".join(text(doc, (*path, "finding"), a["finding"]).split()),
+                reason=reason,
+                line=doc.line(path),
+                launch=text(doc, (*path, "launch"), a["launch"]) if "launch" in a else None,
+                model=text(doc, (*path, "model"), a["model"]) if "model" in a else None,
+                sha256=sha,
+            )
+        )
+    return tuple(out)
 
 
 def load_overlay(root: Path, rel: str, memo: ParsedMemo | None = None) -> Overlay:

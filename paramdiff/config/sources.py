@@ -53,6 +53,15 @@ def check_name(doc: YamlDoc, path: KeyPath, kind: str, name: object) -> str:
     )
 
 
+class DeclaredLaunch(NamedTuple):
+    """One launch a profile's team uses (``launches:``): the command line as typed."""
+
+    name: str
+    command: str
+    line: int
+    model: str | None = None  # the Gazebo model a JSON launch runs: a role or a path
+
+
 class SourceSpec(NamedTuple):
     """One upstream file a pin names."""
 
@@ -89,6 +98,7 @@ class Profile:
     sitl_frame: str | None = None
     sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
     vehicle_noun: str = "vehicle"  # how the report names it: "the boat turns the wrong way"
+    launches: tuple[DeclaredLaunch, ...] = ()  # the first one check verifies goes in the header
 
     def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
         pin = pin or self.default_pin
@@ -192,6 +202,7 @@ PROFILE_KEYS = {
     "sitl_frame",
     "sitl_vehicle",
     "vehicle_noun",
+    "launches",
 }
 
 
@@ -234,6 +245,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         if "sitl_vehicle" in raw
         else None,
         vehicle_noun=text(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
+        launches=_launches(doc, (*path, "launches"), raw.get("launches"), pins),
     )
 
 
@@ -336,6 +348,43 @@ def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tupl
                     )
         frames[str(frame)] = tuple(roles)
     return frames
+
+
+def _launches(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[DeclaredLaunch, ...]:
+    """Each launch: a command line, or {name, command, model}; read as SITL would (so a typo
+    fails here, on its line), names unique."""
+    from ..errors import UsageError
+    from ..parse.launch import parse_launch
+
+    out: list[DeclaredLaunch] = []
+    for i, item in enumerate(sequence(doc, path, raw)):
+        lpath = (*path, i)
+        if isinstance(item, str):
+            item = {"command": item}
+        check_keys(doc, lpath, item, {"command"}, {"name", "model"})
+        command = text(doc, (*lpath, "command"), item["command"])
+        try:
+            parse_launch(command)
+        except UsageError as exc:
+            raise doc.error((*lpath, "command"), exc.what, exc.fix or "fix the command") from None
+        name = text(doc, (*lpath, "name"), item["name"]) if "name" in item else command
+        if any(d.name == name for d in out):
+            raise doc.error(lpath, f"two launches are named {name!r}", "give each its own name")
+        model = None
+        if "model" in item:
+            model = text(doc, (*lpath, "model"), item["model"])
+            if ROLE_RE.match(model):
+                for pin, specs in pins.items():
+                    if model not in specs or specs[model].format != "sdf":
+                        raise doc.error(
+                            (*lpath, "model"),
+                            f"launch model '{model}' is not an sdf role of pin '{pin}'",
+                            "name an sdf role (e.g. sitl_models) or a model path",
+                        )
+            else:
+                check_relpath(model, doc, (*lpath, "model"))
+        out.append(DeclaredLaunch(name, command, doc.line(lpath), model))
+    return tuple(out)
 
 
 def _target_models(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[str, ...]:

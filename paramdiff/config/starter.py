@@ -90,6 +90,11 @@ def starter(profile: str, derived: str | None) -> Starter:
     prof: dict[str, Any] = dict(raw["profiles"][profile])
     if derived is not None:
         _check_relative(derived)
+        # A declared launch that loads the derived file loads it from its new path.
+        old = prof.get("derived")
+        prof["launches"] = [_moved(item, old, derived) for item in prof.get("launches") or []]
+        if not prof["launches"]:
+            del prof["launches"]
         prof["derived"] = derived
     overlay_name = posixpath.basename(chosen.overlay)
     overlay_data = shipped(f"overlays/{overlay_name}")
@@ -106,6 +111,15 @@ def starter(profile: str, derived: str | None) -> Starter:
     parse_config(data, SOURCES_FILE, Path("."))  # what we write, paramdiff reads
     optional = {rel: shipped(name) for rel, name in ADOPTER_FILES.items()}
     return Starter({SOURCES_FILE: data, prof["overlay"]: overlay_data}, optional)
+
+
+def _moved(item: Any, old: str | None, new: str) -> Any:
+    """A launch (a command or {command, ...}) with the derived path ``old`` replaced."""
+    if not old:
+        return item
+    if isinstance(item, str):
+        return item.replace(old, new)
+    return {**item, "command": str(item.get("command", "")).replace(old, new)}
 
 
 def _check_relative(path: str) -> None:

@@ -218,20 +218,29 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
 
 
 def _loading(d: Derived) -> Iterator[str]:
+    if d.load_with is not None:
+        command, files = d.load_with
+        yield "Load it with (the first launch the profile declares that `paramdiff check`"
+        yield "verifies; each declared launch has its section in the report):"
+        yield f"  {command}"
+        yield f"It loads {' then '.join(files)}; the last file loaded wins."
+        if " -w" not in f" {command}":
+            yield "Add -w to wipe parameters stored by an earlier run: they win over every file."
+        return
     if d.vehicle is None:
         return
-    yield "Load it with:"
-    frame = f" -f {d.frame}" if d.frame else ""
-    yield f"  sim_vehicle.py -v {d.vehicle}{frame} --add-param-file={d.target}"
+    if d.launches_declared:
+        yield "No launch line: none of the launches the profile declares passes"
+        yield "`paramdiff check` (see the report's launch sections)."
+        return
+    # Only a launch check verified goes here; say how to get one.
+    yield "No launch line: the profile declares no launches (`launches:` in sources.yaml);"
+    yield "`paramdiff check` verifies each declared launch and the first that passes goes here."
     if d.frame:
-        yield f"The frame's defaults load first ({' then '.join(d.frame_files)})."
+        yield f"sim_vehicle.py's frame {d.frame} loads {' then '.join(d.frame_files)} first."
         if d.frame_outputs:
             yield f"They set {' / '.join(d.frame_outputs)}."
         yield "The last file loaded wins, so this file sets every output parameter explicitly."
-    else:
-        yield "sim_vehicle.py loads its own frame defaults first; they are not pinned in"
-        yield "sources.yaml, so `paramdiff layers` cannot say which of them survive."
-    yield "Use -w to wipe stored parameters."
 
 
 def _header_lines(d: Derived, fmt: str) -> Iterator[str]:

@@ -121,6 +121,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _deltas,
         _left_out,
         _sitl,
+        _launches,
         _warnings,
         _full_table,
     ):
@@ -329,6 +330,13 @@ def _sitl(inp: ReportInputs) -> Iterator[str]:
         inp.sitl.layers, inp.derived, inp.sitl.flags, inp.sitl.accepted, inp.metadata
     )
     yield ""
+
+
+def _launches(inp: ReportInputs) -> Iterator[str]:
+    if inp.launches:  # render.launch imports the launch package: only when there are some
+        from .launch import launch_md
+
+        yield from launch_md(inp.launches, inp.derived.overlay.file)
 
 
 def _warnings(inp: ReportInputs) -> Iterator[str]:

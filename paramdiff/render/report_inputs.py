@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..config.sources import Profile
 from ..model.metadata import Metadata
@@ -16,6 +17,9 @@ from ..stages.compare import Comparison, Status
 from ..stages.derive import Derived
 from ..stages.fidelity import Fidelity
 from ..stages.layers import SitlRun
+
+if TYPE_CHECKING:
+    from ..launch.verify import LaunchResult
 
 
 @dataclass(eq=False)  # no slots: derived_params is a cached_property
@@ -32,6 +36,7 @@ class ReportInputs:
     geometry: Geometry | None = None  # the model's channels read from its geometry
     metadata: Metadata | None = None  # the pin's own firmware
     firmwares: dict[str, Metadata] = field(default_factory=dict)  # every pinned metadata
+    launches: list[LaunchResult] = field(default_factory=list)  # the declared launches, verified
     actuators: Fidelity | None = None  # the model's actuators against the firmware
     acknowledged: set[str] = field(default_factory=set)  # finding ids the overlay accepts
 

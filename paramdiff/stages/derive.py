@@ -59,6 +59,10 @@ class Derived:
     target: str = ""
     # Every locked input of the pin with what it is used for (the header's provenance).
     locked: list[tuple[str, Source]] = field(default_factory=list)
+    # The first declared launch check verifies: (command, files it loads in order); None
+    # when the profile declares launches and none passes (set by PinContext.derived).
+    load_with: tuple[str, list[str]] | None = None
+    launches_declared: bool = False
 
     @property
     def regenerate(self) -> str:

@@ -28,7 +28,8 @@ The firmware's side (ArduPilot/ardupilot, read at the commits named):
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from ..model.values import format_value
 from ..parse.sdf import Channel
@@ -463,3 +464,30 @@ def _spin_notes(
             )
         )
     return notes
+
+
+ACTUATOR_IDS = ("thrust-ratio:", "rotor-range:")
+
+
+def acknowledgement_of(acks: Sequence[Any], model: str, finding: ActuatorFinding) -> Any | None:
+    """The overlay acknowledgement (config.overlay.Acknowledgement) that accepts ``finding``
+    of the model named ``model`` (a role or a path): the same model, the same bytes (sha256),
+    and as finding its id (``thrust-ratio:SERVO1``) or the text check prints for it."""
+    text = " ".join(f"{model}: {finding}".split())
+    same = (finding.id, text)
+    return next(
+        (
+            a
+            for a in acks
+            if a.model == model and a.sha256 == finding.model_sha256 and a.finding in same
+        ),
+        None,
+    )
+
+
+def is_actuator_acknowledgement(ack: Any) -> bool:
+    """An acknowledgement written for an actuator finding (by id or by its text)."""
+    return bool(ack.model) and (
+        ack.finding.startswith(ACTUATOR_IDS)
+        or (": SERVO" in ack.finding and " thrust " in ack.finding)
+    )
