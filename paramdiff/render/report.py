@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from ..config.sources import LOCAL_REPO
 from ..model.values import format_value, same_value
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from .comparison import render
@@ -30,6 +31,7 @@ STATUS_KEY = [
     ("renamed, differs", "renamed, and the converted values differ (`old → converted` shown)"),
     ("only in X", "one source sets it; the others could but do not"),
     ("missing in X", "several sources set it; X could but does not"),
+    ("— (in a value column)", "the source could set this parameter but does not"),
     ("not representable (n/r)", "the source (a Gazebo model) cannot express this parameter"),
     ("deliberate delta", "the derived file changes the shipped value, for the reason given"),
     ("stale", "a delta's `was` no longer matches upstream; derive and check refuse until reviewed"),
@@ -37,6 +39,8 @@ STATUS_KEY = [
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
+    if repo == LOCAL_REPO:  # a file of this repository, pinned by its digests
+        return "this repository"
     if not (repo and commit and path):
         return path or ""
     url_path = path.replace(" ", "%20")
