@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .stages.classify import Classifier
     from .stages.compare import Comparison
     from .stages.derive import Derived, Target
+    from .stages.fidelity import Fidelity
     from .stages.geometry import ModelCheck
     from .stages.layers import Flag, Layers, SitlRun
     from .upstream.cache import Cache
@@ -178,6 +179,7 @@ class PinContext:
         self.lenient = lenient  # --lenient: every source's bad lines become warnings
         self._classifier: Classifier | None = None
         self._model_checks: dict[str, ModelCheck] = {}
+        self._fidelities: dict[str, Fidelity] = {}
         self._stacked: dict[str, Layers] = {}  # frame -> its defaults (derive and layers share)
 
     # -- bytes
@@ -537,6 +539,18 @@ class PinContext:
         models = self.fetched([role])[role]
         return read_channels(models.data, models.spec.path)[0]
 
+    def acknowledged_actuators(self, role: str) -> set[str]:
+        """The ids of the pinned model's actuator findings an overlay acknowledgement accepts
+        (the report marks them; check passes them)."""
+        from .stages.fidelity import acknowledgement_of
+
+        acks = self.overlay.acknowledged
+        return {
+            f.id
+            for f in self.pinned_fidelity(role).findings
+            if acknowledgement_of(acks, role, f) is not None
+        }
+
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
         """A pinned sdf role: label, repository path, bytes, and its locked includes."""
         from .parse.sdf_paths import repo_resolver
@@ -574,6 +588,38 @@ class PinContext:
             self._model_checks[role] = self.check_model(data, file, resolve)
         return self._model_checks[role]
 
+    def model_fidelity(
+        self, data: bytes, file: str, channels: list[Channel], sha256: str
+    ) -> Fidelity:
+        """A model's actuators (its own bytes) against what SITL runs."""
+        from .parse.sdf_thruster import read_actuation
+
+        return self._fidelity(channels, read_actuation(data, file), sha256)
+
+    def _fidelity(self, channels: list[Channel], actuation: Any, sha256: str) -> Fidelity:
+        from .stages.fidelity import fidelity
+
+        return fidelity(
+            channels,
+            actuation,
+            self.sitl_params,
+            self.profile.sitl_vehicle,
+            sha256,
+            self.profile.vehicle_noun,
+        )
+
+    def pinned_fidelity(self, role: str) -> Fidelity:
+        """A pinned model's actuators against what SITL runs, once per pin (the report and
+        `check` read the same model)."""
+        if role not in self._fidelities:
+            from .parse.sdf_thruster import read_actuation
+
+            f = self.fetched([role])[role]
+            actuation = read_actuation(f.data, f.spec.path)
+            channels = self.pinned_check(role).channels
+            self._fidelities[role] = self._fidelity(channels, actuation, f.entry.sha256)
+        return self._fidelities[role]
+
     def report_inputs(self) -> ReportInputs:
         from .render.report_inputs import ReportInputs
 
@@ -591,6 +637,8 @@ class PinContext:
             self.metadata,
             self.metadata_by_firmware,
             self.launch_results,
+            self.pinned_fidelity("sitl_models"),
+            self.acknowledged_actuators("sitl_models"),
         )
 
     # -- what the commands write, and where
