@@ -26,6 +26,7 @@ from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageEr
 from .jobs.compare import THREE_WAY, compare_pins, three_way
 from .jobs.derive import minimal_derived
 from .jobs.fetch import fetch_project
+from .jobs.fidelity import pinned_fidelity
 from .jobs.history import history
 from .jobs.layers import layers
 from .jobs.report import report_inputs
@@ -41,6 +42,7 @@ from .render.report_inputs import ReportInputs
 from .review import review
 from .stages.compare import Comparison, Row, Status, Verdict
 from .stages.derive import Derived
+from .stages.fidelity import Fidelity
 from .stages.layers import Layers
 from .stages.review import Review
 from .vehicle.pull import Pulled, PullLimits, pull
@@ -53,6 +55,7 @@ __all__ = [
     "ConfigError",
     "Derived",
     "DriftError",
+    "Fidelity",
     "InputError",
     "Layers",
     "Lock",
@@ -84,6 +87,7 @@ __all__ = [
     "minimal_derived",
     "open_pin",
     "open_project",
+    "pinned_fidelity",
     "pull",
     "render_params",
     "render_report",

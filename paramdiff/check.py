@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from .check_fidelity import actuator_outcome, loop_rate_line
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
-from .files import TEXT_LIMIT, project_path, read_regular
+from .files import TEXT_LIMIT, first_difference, project_path, read_regular
 from .jobs.report import report_inputs
 from .model.values import float32
 from .parse.loaders import LOADERS, disagreements
@@ -30,6 +31,7 @@ from .render.report_model import render_picture, svg_path
 from .render.sinks import check_file, join_lines
 from .stages.channels import SOURCES
 from .stages.derive import Derived
+from .stages.fidelity import is_actuator_acknowledgement
 from .stages.validate import ERROR, validate
 
 if TYPE_CHECKING:
@@ -67,18 +69,6 @@ class CheckOutcome:
             self.fixes.append(fix)
 
 
-def first_difference(path: Path, lines: list[str]) -> int:
-    """The 1-based line where ``path`` first differs from ``lines`` (1 when it is missing)."""
-    try:
-        have = read_regular(path, limit=TEXT_LIMIT).decode(errors="replace").splitlines()
-    except (OSError, InputError):
-        return 1
-    for i, (a, b) in enumerate(zip(have, lines, strict=False), start=1):
-        if a != b:
-            return i
-    return min(len(have), len(lines)) + 1
-
-
 def check_contexts(
     options: Project, profile: str | None, pin: str | None, models: list[Path]
 ) -> list[Pin]:
@@ -103,6 +93,7 @@ def check_project(
     models: list[Path],
     annotate: bool = False,
     launch: str | None = None,
+    world: Path | None = None,
 ) -> Iterator[str]:
     """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
 
@@ -113,7 +104,7 @@ def check_project(
     if launch is not None and profile is None and len(options.config().profiles) > 1:
         raise UsageError("--launch needs --profile: name the vehicle the launch runs")
     for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models, launch, asked=pin is not None)
+        outcome = run_check(ctx, models, launch, asked=pin is not None, world=world)
         where = f"{ctx.profile.name} {ctx.pin}"
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
@@ -150,6 +141,7 @@ def run_check(
     models: list[Path] | None = None,
     launch: str | None = None,
     asked: bool = True,
+    world: Path | None = None,
 ) -> CheckOutcome:
     """Every rule for one pin: its lock entries (each locked file verified), then the
     committed outputs the pin has — its derived file (and what is checked of it: loaders,
@@ -186,10 +178,14 @@ def run_check(
         _validates(ctx, derived, out)
         _no_unchosen_defaults(ctx, derived, out)
         _models_agree(ctx, derived, models or [], out)
+        used = _actuators_agree(ctx, models or [], out)
         if launch is not None:
             _adhoc_launch(ctx, launch, models or [], out)
         else:
-            _launches_verified(ctx, out)
+            _launches_verified(ctx, out, used)
+        if world is not None:
+            warn, note = loop_rate_line(ctx, world)
+            (out.warnings if warn else out.passed).append(note)
     return out
 
 
@@ -242,17 +238,25 @@ def _launch_outcome(
         )
 
 
-def _launches_verified(ctx: Pin, out: CheckOutcome) -> None:
-    """Every declared launch end to end; acknowledgements that match nothing are stale."""
+def _launches_verified(ctx: Pin, out: CheckOutcome, used: set[int]) -> None:
+    """Every declared launch end to end; acknowledgements that match nothing (no launch's
+    finding, and none of the actuator findings, whose acknowledgements are ``used``) are
+    stale. Without declared launches only the actuator acknowledgements are judged."""
     if not ctx.profile.launches:
-        return
-    from .launch.verify import stale_acknowledgements
+        stale = [
+            a
+            for a in ctx.overlay().acknowledged
+            if id(a) not in used and is_actuator_acknowledgement(a)
+        ]
+    else:
+        from .launch.verify import stale_acknowledgements
 
-    results = ctx.launch_results()
-    lines = {d.name: d.line for d in ctx.profile.launches}
-    for result in results:
-        _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
-    for a in stale_acknowledgements(ctx, results):
+        results = ctx.launch_results()
+        lines = {d.name: d.line for d in ctx.profile.launches}
+        for result in results:
+            _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
+        stale = [a for a in stale_acknowledgements(ctx, results) if id(a) not in used]
+    for a in stale:
         out.fail(
             f"{ctx.overlay().file}:{a.line}: acknowledgement of "
             f"{'launch ' + a.launch if a.launch else 'model ' + (a.model or '')} is stale: no "
@@ -473,3 +477,12 @@ def _target_models(
     for p in extra:
         out.append((p.as_posix(), p.as_posix(), read_local(p), local_resolver(), None))
     return out
+
+
+def _actuators_agree(ctx: Pin, models: list[Path], out: CheckOutcome) -> set[int]:
+    """Actuator fidelity (check_fidelity): what passed, what failed; the acknowledgements used."""
+    passed, failures, used = actuator_outcome(ctx, models)
+    out.passed += passed
+    for f in failures:
+        out.fail(*f)
+    return used

@@ -317,3 +317,15 @@ def _write_error(path: Path, exc: OSError) -> ParamdiffError:
         f"cannot write {path}: {exc.strerror or exc}",
         "make the directory writable or choose another output path",
     )
+
+
+def first_difference(path: Path, lines: list[str]) -> int:
+    """The 1-based line where ``path`` first differs from ``lines`` (1 when it is missing)."""
+    try:
+        have = read_regular(path, limit=TEXT_LIMIT).decode(errors="replace").splitlines()
+    except (OSError, InputError):
+        return 1
+    for i, (a, b) in enumerate(zip(have, lines, strict=False), start=1):
+        if a != b:
+            return i
+    return min(len(have), len(lines)) + 1

@@ -74,7 +74,7 @@ class Pin:
         self._classifier: Classifier | None = None
         self._model_checks: dict[str, ModelCheck] = {}
         self._stacked: dict[str, Layers] = {}  # frame -> its defaults (derive and layers share)
-        self._memo: dict[str, Any] = {}  # what the @once methods read, by method name
+        self._memo: dict[str, Any] = {}  # what @once methods and kept() read, by name
 
     # -- bytes
 
@@ -445,6 +445,14 @@ class Pin:
             self.profile.sitl_vehicle,
             self.metadata(),
         )
+
+    def kept(self, key: str, make: Callable[[], T]) -> T:
+        """``make()``, made once per pin under ``key``: a job's memo of what it read for this
+        pin (jobs/fidelity.py keeps each model's actuator fidelity here)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        value: T = self._memo[key]
+        return value
 
     def pinned_check(self, role: str) -> ModelCheck:
         """A pinned model role checked against what SITL runs, once per pin: the report and

@@ -16,6 +16,12 @@ from helpers import (
     shared_mirror,
     small_upstream,
 )
+from hypothesis import settings
+
+# No property test is timed: hypothesis's default 200 ms deadline per example fails a test on
+# a loaded machine, not on a bug (speed goals live in bench/run.py, never in tests).
+settings.register_profile("paramdiff", deadline=None)
+settings.load_profile("paramdiff")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -146,11 +146,13 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     overlay = base / "overlays/blueboat_sitl.yaml"
     text = overlay.read_text()
     overlay.write_text(text.replace("was: 1510", "was: 1520", 1))
+    line = 1 + text.splitlines().index("  - param: SERVO1_TRIM")
     out = invoke("check", *loc)
     overlay.write_text(text)
     assert out.exit_code == 1
     assert (
-        "overlays/blueboat_sitl.yaml:145: delta SERVO1_TRIM is stale: written against 1520, but "
+        f"overlays/blueboat_sitl.yaml:{line}: delta SERVO1_TRIM is stale: written against "
+        "1520, but "
         "hardware at d0aedc92e371 now has 1510 "
         "(params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
     )

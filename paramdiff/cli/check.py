@@ -30,6 +30,12 @@ from .output import echo_lines
     help="Verify this launch command line (sim_vehicle.py ... or the SITL binary's) instead of "
     "the profile's declared launches: files loaded, physics, pilot sticks.",
 )
+@click.option(
+    "--world",
+    type=opt.EXISTING_FILE,
+    metavar="FILE",
+    help="The Gazebo world the vehicle runs in: its physics step against SCHED_LOOP_RATE.",
+)
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; old scripts pass it
 @click.option(
     "--format",
@@ -45,6 +51,7 @@ def check(
     pin: str | None,
     models: tuple[Path, ...],
     launch: str | None,
+    world: Path | None,
     all_profiles: bool,
     fmt: str,
 ) -> None:
@@ -55,6 +62,7 @@ def check(
     that pin of every profile that has it (the others at their default pin).
     """
     profile = None if all_profiles else profile
+    annotate = fmt == "github"
     echo_lines(
-        check_project(options, profile, pin, list(models), annotate=fmt == "github", launch=launch)
+        check_project(options, profile, pin, list(models), annotate, launch=launch, world=world)
     )

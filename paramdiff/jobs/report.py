@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..errors import UsageError
 from ..pin import Pin
 from .compare import THREE_WAY
+from .fidelity import acknowledged_actuators, pinned_fidelity
 
 if TYPE_CHECKING:
     from ..render.report_inputs import ReportInputs
@@ -33,6 +34,8 @@ def report_inputs(pin: Pin) -> ReportInputs:
         pin.metadata(),
         pin.metadata_by_firmware(),
         pin.launch_results(),
+        pinned_fidelity(pin, "sitl_models"),
+        acknowledged_actuators(pin, "sitl_models"),
     )
 
 

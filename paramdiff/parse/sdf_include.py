@@ -1,20 +1,19 @@
-"""An SDF model with its ``<include>``s merged the way Gazebo merges them.
+"""An SDF model with its ``<include>``s merged the way Gazebo (libsdformat) merges them.
 
 What the geometry check needs from a model is where each link sits and which way each joint
-turns, in the top model's frame (Gazebo: x forward, y left, z up). Gazebo (sdformat) builds
-that frame graph like this, and so do we:
+turns, in the top model's frame (Gazebo: x forward, y left, z up):
 
 - ``<include><uri>model://NAME</uri>`` places model NAME's ``model.sdf`` at the include's
-  ``<pose>`` (or, without one, at the included model's own ``<pose>``); every entity inside is
-  scoped ``NAME::entity`` (``<name>`` in the include renames the scope). A nested ``<model>``
-  scopes the same way and is placed at its own ``<pose>``.
-- a ``<link>``/``<frame>`` pose is relative to the model frame unless ``relative_to`` names
-  another link or frame of the same model (SDF 1.7+);
-- a joint's frame is its child link's frame (times the joint's own ``<pose>``), and its
-  ``<axis><xyz>`` is expressed in the joint frame unless ``expressed_in="__model__"`` (or, in
-  SDF 1.6, ``<use_parent_model_frame>true</use_parent_model_frame>``);
+  ``<pose>`` (or, without one, at the included model's own ``<pose>``; ``<placement_frame>``
+  puts that frame of the included model there instead); every entity inside is scoped
+  ``NAME::entity`` (``<name>`` in the include renames the scope), unless ``merge="true"``
+  puts them into the including model unscoped. A nested ``<model>`` scopes the same way.
+- each model's frames (links, frames, joints, nested models) and their ``relative_to`` are
+  resolved as libsdformat's frame semantics do (parse.sdf_scope);
+- a joint's ``<axis><xyz>`` is expressed in the joint frame unless ``expressed_in`` names
+  another frame of its model (or, in SDF 1.6, ``<use_parent_model_frame>true``);
 - ``<pose>`` is ``x y z roll pitch yaw`` in metres and radians (``degrees="true"``: degrees),
-  the rotation being Rz(yaw)·Ry(pitch)·Rx(roll) (fixed axes x, then y, then z).
+  the rotation being Rz(yaw)·Ry(pitch)·Rx(roll) (parse.sdf_frames).
 
 Where ``model://NAME`` lives is the caller's choice (``Resolver``, in ``sdf_paths``): the
 pinned repository at the same commit (``<models dir>/NAME/model.sdf``), or, for a local file,
@@ -27,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..errors import InputError
+from ..errors import InputError, quote
 from .sdf import _line, _local, _parse_xml
 from .sdf_frames import Pose, Vec, parse_numbers, parse_pose
 from .sdf_paths import (
@@ -35,6 +34,7 @@ from .sdf_paths import (
     _child,
     _model_name,
 )
+from .sdf_scope import MODEL_FRAME, Node, inverse, solve
 
 
 class Link(NamedTuple):
@@ -112,21 +112,96 @@ class _Merger:
             )
 
     def model(self, model: Any, file: str, prefix: str, at: Pose, stack: tuple[str, ...]) -> None:
-        frames = self._frames(model, file, prefix, at)
+        """Place every entity of ``model`` (its frame at ``at`` in the top frame), then the
+        models nested or included in it, each in its own scope."""
+        nodes, inner = self._scope(model, file, prefix, stack)
+        local = self._solve(nodes, inner, stack)
+        for node in nodes.values():
+            if node.kind == "link":
+                name = prefix + node.name
+                self.tree.links[name] = Link(
+                    name, at * local[node.name], node.file, _line(node.elem)
+                )
+            elif node.kind == "joint":
+                self._joint(node, prefix, at, local)
+        for name, sub in inner.items():
+            if sub.label:  # an include: counted as Gazebo merges it, depth first
+                self.copies[sub.label] = self.copies.get(sub.label, 0) + 1
+                what = f"<include> model://{sub.uri} (copy {self.copies[sub.label]})"
+            else:
+                what = f'<model name="{name}">'
+            self.grow(sub.model, sub.file, sub.at, what)
+            self.model(
+                sub.model, sub.label or sub.file, f"{prefix}{name}::", at * local[name], sub.stack
+            )
+
+    def _scope(
+        self, model: Any, file: str, prefix: str, stack: tuple[str, ...], merged: str = ""
+    ) -> tuple[dict[str, Node], dict[str, Inner]]:
+        """The frames of ``model``'s scope (sdf_scope), merged includes expanded into it, and
+        the nested or included models to place after it. ``merged``: the frame that stands for
+        a merged model's own frame (its entities' default base)."""
+        nodes: dict[str, Node] = {}
+        inner: dict[str, Inner] = {}
+        own = merged or MODEL_FRAME
+
+        def node(kind: str, name: str, base: str, default: str, pose: Pose, elem: Any) -> Node:
+            # In a merged model, __model__ is the frame that stands for the merged model.
+            based = own if base == MODEL_FRAME else (base or default)
+            return Node(kind, name, based, pose, elem, file, own)
+
         for elem in model:
-            tag = _local(elem.tag)
-            if tag == "link":
-                name = prefix + elem.get("name", "")
-                self.tree.links[name] = Link(name, frames[name], file, _line(elem))
+            tag, name = _local(elem.tag), elem.get("name", "")
+            pose_elem = _child(elem, "pose")
+            base = (pose_elem.get("relative_to", "") if pose_elem is not None else "").strip()
+            if tag in ("link", "frame"):
+                if tag == "frame" and not base:
+                    base = elem.get("attached_to", "").strip()
+                nodes[name] = node(tag, name, base, own, parse_pose(pose_elem, file), elem)
             elif tag == "joint":
-                self._joint(elem, file, prefix, at, frames)
+                child = _text(_child(elem, "child"))
+                pose = parse_pose(pose_elem, file)
+                nodes[name] = node("joint", name, base, child or own, pose, elem)
             elif tag == "model":
                 self._nest(prefix, elem, file)
-                self.grow(elem, file, elem, f'<model name="{elem.get("name", "")}">')
-                inner = at * parse_pose(_child(elem, "pose"), file)
-                self.model(elem, file, f"{prefix}{elem.get('name', '')}::", inner, stack)
+                pose = parse_pose(pose_elem, file)
+                nodes[name] = node("model", name, base, own, pose, elem)
+                inner[name] = Inner(elem, file, "", stack, elem, "")
             elif tag == "include":
-                self._include(elem, file, prefix, at, stack)
+                self._include(elem, file, prefix, stack, own, nodes, inner)
+        return nodes, inner
+
+    def _placement(
+        self, elem: Any, file: str, name: str, model: Any, label: str, stack: tuple[str, ...]
+    ) -> Pose:
+        """Where an include's ``<placement_frame>`` sits in the included model's frame, as the
+        inverse that puts that frame (not the model's) at the include's pose."""
+        placement = _text(_child(elem, "placement_frame"))
+        if not placement:
+            return Pose()
+        sub_nodes, sub_inner = self._scope(model, label, "", stack)
+        placed = self._solve(sub_nodes, sub_inner, stack).get(placement)
+        if placed is None:
+            raise InputError(
+                f"<placement_frame> '{quote(placement)}' names no frame of model://{name}",
+                "name a link or frame of the included model",
+                file=file,
+                line=_line(_child(elem, "placement_frame")),
+            )
+        return inverse(placed)
+
+    def _solve(
+        self, nodes: dict[str, Node], inner: dict[str, Inner], stack: tuple[str, ...]
+    ) -> dict[str, Pose]:
+        """Every frame of a scope in the scope's model frame; ``A::B`` names reach into the
+        nested model A (its own frames, in A's frame)."""
+
+        def nested(name: str) -> dict[str, Pose]:
+            sub = inner[name]
+            sub_nodes, sub_inner = self._scope(sub.model, sub.label or sub.file, "", sub.stack)
+            return self._solve(sub_nodes, sub_inner, sub.stack)
+
+        return solve(nodes, Pose(), nested)
 
     def _nest(self, prefix: str, elem: Any, file: str) -> None:
         """Refuse a model nested (or included) deeper than NESTING_LIMIT: each level is a
@@ -156,7 +231,19 @@ class _Merger:
             self.files[key] = (label, inner)
         return self.files[key]
 
-    def _include(self, elem: Any, file: str, prefix: str, at: Pose, stack: tuple[str, ...]) -> None:
+    def _include(
+        self,
+        elem: Any,
+        file: str,
+        prefix: str,
+        stack: tuple[str, ...],
+        own: str,
+        nodes: dict[str, Node],
+        inner: dict[str, Inner],
+    ) -> None:
+        """An ``<include>``: a model of this scope placed at the include's pose (or its own),
+        its ``placement_frame`` at that pose; with ``merge="true"`` its entities join this
+        scope, relative to a ``_merged__NAME__model__`` frame placed there."""
         uri = _child(elem, "uri")
         name = _model_name(((uri.text if uri is not None else "") or "").strip(), file, _line(elem))
         label, inner_model = self._included(name, file, _line(elem))
@@ -169,88 +256,76 @@ class _Merger:
                 line=_line(elem),
             )
         self._nest(prefix, elem, file)
-        self.copies[label] = self.copies.get(label, 0) + 1
-        self.grow(inner_model, file, elem, f"<include> model://{name} (copy {self.copies[label]})")
+        merge = elem.get("merge", "").strip().lower() in ("true", "1")
+        if merge:  # part of this scope: counted now
+            self.copies[label] = self.copies.get(label, 0) + 1
+            what = f"<include> model://{name} (copy {self.copies[label]})"
+            self.grow(inner_model, file, elem, what)
+        if label not in self.tree.includes:
+            self.tree.includes.append(label)
         own_pose, own_file = _child(elem, "pose"), file
         if own_pose is None:
             own_pose, own_file = _child(inner_model, "pose"), label
-        scope = (_text(_child(elem, "name")) or inner_model.get("name", "") or name) + "::"
-        if label not in self.tree.includes:
-            self.tree.includes.append(label)
-        self.model(
-            inner_model, label, prefix + scope, at * parse_pose(own_pose, own_file), (*stack, label)
-        )
+        base = (own_pose.get("relative_to", "") if own_pose is not None else "").strip()
+        base = own if base in ("", MODEL_FRAME) else base
+        pose = parse_pose(own_pose, own_file)
+        inner_stack = (*stack, label)
+        pose = pose * self._placement(elem, file, name, inner_model, label, inner_stack)
+        scope = _text(_child(elem, "name")) or inner_model.get("name", "") or name
+        if merge:
+            proxy = f"_merged__{inner_model.get('name', '') or name}__model__"
+            nodes[proxy] = Node("merged", proxy, base, pose, elem, file, own)
+            sub_nodes, sub_inner = self._scope(inner_model, label, prefix, inner_stack, proxy)
+            nodes.update(sub_nodes)
+            inner.update(sub_inner)
+            return
+        nodes[scope] = Node("model", scope, base, pose, elem, file, own)
+        inner[scope] = Inner(inner_model, file, label, inner_stack, elem, name)
 
-    def _frames(self, model: Any, file: str, prefix: str, at: Pose) -> dict[str, Pose]:
-        """Pose (in the top frame) of every link and <frame> of this model, relative_to applied."""
-        raw: dict[str, tuple[Any, str]] = {}
-        for elem in model:
-            if _local(elem.tag) in ("link", "frame"):
-                pose = _child(elem, "pose")
-                base = pose.get("relative_to", "") if pose is not None else ""
-                if _local(elem.tag) == "frame" and not base:
-                    base = elem.get("attached_to", "")
-                raw[elem.get("name", "")] = (elem, base)
-        done: dict[str, Pose] = {}
-        for name in raw:
-            _solve(name, raw, done, prefix, at, file)
-        return done
-
-    def _joint(self, elem: Any, file: str, prefix: str, at: Pose, frames: dict[str, Pose]) -> None:
+    def _joint(self, node: Node, prefix: str, at: Pose, local: dict[str, Pose]) -> None:
+        elem, file = node.elem, node.file
         parent, child = _text(_child(elem, "parent")), _text(_child(elem, "child"))
-        child_pose = frames.get(prefix + child, at)
-        joint_frame = child_pose * parse_pose(_child(elem, "pose"), file)
         axis_elem = _child(elem, "axis")
         xyz_elem = _child(axis_elem, "xyz") if axis_elem is not None else None
         xyz: Vec = (0.0, 0.0, 1.0)
-        frame = joint_frame
+        frame = at * local[node.name]
         if xyz_elem is not None:
             x, y, z = parse_numbers(xyz_elem, file, 3, "xyz")
             xyz = (x, y, z)
             legacy = _text(_child(axis_elem, "use_parent_model_frame")).lower() in ("1", "true")
-            if xyz_elem.get("expressed_in", "") == "__model__" or legacy:
-                frame = at
+            expressed = xyz_elem.get("expressed_in", "").strip()
+            if legacy:
+                frame = at * local[node.own]
+            elif expressed:
+                expressed = node.own if expressed == MODEL_FRAME else expressed
+                if expressed not in local:
+                    raise InputError(
+                        f'<xyz expressed_in="{quote(expressed)}"> names no frame of this model',
+                        "name a link, frame, joint or model of the joint's model",
+                        file=file,
+                        line=_line(xyz_elem),
+                    )
+                frame = at * local[expressed]
         v = frame.rotate(xyz)
         n = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
         # sdformat refuses an axis whose norm equals 0 within 1e-6 (JointAxis::SetXyz); it is
         # kept as (0, 0, 0) here so the geometry check can say so for the channel.
         axis = (v[0] / n, v[1] / n, v[2] / n) if n > ZERO_AXIS else (0.0, 0.0, 0.0)
-        name = prefix + elem.get("name", "")
+        name = prefix + node.name
         self.tree.joints[name] = Joint(
             name, prefix + parent, prefix + child, axis, file, _line(elem)
         )
 
 
-def _solve(
-    name: str,
-    raw: dict[str, tuple[Any, str]],
-    done: dict[str, Pose],
-    prefix: str,
-    at: Pose,
-    file: str,
-) -> None:
-    """Place ``name`` and every frame its pose is relative_to, walking the chain without
-    recursion (a chain as long as the model has links is fine)."""
-    chain: list[str] = []  # frames whose pose waits on the next one
-    seen: set[str] = set()
-    while name not in ("", "__model__") and prefix + name not in done:
-        elem, base = raw.get(name, (None, ""))
-        if elem is None or name in seen:
-            raise InputError(
-                f"pose relative_to '{name}' names no link or frame of this model"
-                if elem is None
-                else f"poses relative_to each other in a loop ({' -> '.join([*chain, name])})",
-                "make relative_to name a link or frame of the same model",
-                file=file,
-                line=_line(raw[chain[-1]][0]) if chain else 1,
-            )
-        chain.append(name)
-        seen.add(name)
-        name = base
-    pose = at if name in ("", "__model__") else done[prefix + name]
-    for waiting in reversed(chain):
-        pose = pose * parse_pose(_child(raw[waiting][0], "pose"), file)
-        done[prefix + waiting] = pose
+class Inner(NamedTuple):
+    """A model nested or included in a scope, placed after the scope's own entities."""
+
+    model: Any  # its <model> element
+    file: str  # the file that nests or includes it
+    label: str  # an include: the included file ("" for a nested model)
+    stack: tuple[str, ...]  # the files included on the way to it (cycles)
+    at: Any  # the element a merge bound is refused at
+    uri: str  # an include: model://NAME's NAME
 
 
 def _text(elem: Any) -> str:

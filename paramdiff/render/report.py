@@ -10,6 +10,7 @@ from ..config.sources import LOCAL_REPO
 from ..model.values import format_value, same_value
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from .comparison import render
+from .fidelity import actuator_consequence, actuator_section
 from .layers import layer_md
 from .report_inputs import ReportInputs
 from .report_model import channel_section
@@ -71,9 +72,9 @@ def consequence(comp: Comparison, name: str, noun: str = "vehicle") -> str:
     if name.startswith("SERVO") and name.endswith("_REVERSED"):
         return "one thruster pushes the other way; in the model, reversal is the multiplier's sign"
     known = {
-        "MOT_THST_ASYM": "forward/reverse thrust asymmetry; the model's command is symmetric "
-        "(not represented)",
-        "MOT_SLEWRATE": "throttle slew-rate limit; not represented by the model",
+        "MOT_THST_ASYM": "forward/reverse thrust asymmetry (the model's ratio: see Actuator "
+        "fidelity)",
+        "MOT_SLEWRATE": "throttle slew-rate limit, applied by the firmware (in SITL too)",
         "MOT_STR_THR_MIX": "how steering and throttle share thrust; turning feel differs",
         "CRUISE_SPEED": "the speed/throttle pair AUTO uses to feed forward throttle",
         "CRUISE_THROTTLE": "the speed/throttle pair AUTO uses to feed forward throttle",
@@ -120,6 +121,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _summary,
         _disagreements,
         channel_section,
+        _actuators,
         _deltas,
         _left_out,
         _sitl,
@@ -128,6 +130,10 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _full_table,
     ):
         yield from section(inp)
+
+
+def _actuators(inp: ReportInputs) -> Iterator[str]:
+    yield from actuator_section(inp.actuators, "the model (`sitl_models`)", inp.acknowledged)
 
 
 def _intro(inp: ReportInputs) -> Iterator[str]:
@@ -241,7 +247,8 @@ def _disagreements(inp: ReportInputs) -> Iterator[str]:
             row.display_name,
             *(comp.cell(r, name) for r in comp.roles),
             _derived_cell(inp, name),
-            consequence(comp, name, inp.profile.vehicle_noun),
+            actuator_consequence(name, inp.actuators, inp.profile.vehicle_noun)
+            or consequence(comp, name, inp.profile.vehicle_noun),
         ]
         for name, row in comp.rows.items()
         if row.category == "vehicle" and row.status in (DIFFERS, RENAMED_DIFFERS)

@@ -15,6 +15,7 @@ from ..stages.actuators import Geometry
 from ..stages.channels import Finding
 from ..stages.compare import Comparison, Status
 from ..stages.derive import Derived
+from ..stages.fidelity import Fidelity
 from ..stages.layers import SitlRun
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class ReportInputs:
     metadata: Metadata | None = None  # the pin's own firmware
     firmwares: dict[str, Metadata] = field(default_factory=dict)  # every pinned metadata
     launches: list[LaunchResult] = field(default_factory=list)  # the declared launches, verified
+    actuators: Fidelity | None = None  # the model's actuators against the firmware
+    acknowledged: set[str] = field(default_factory=set)  # finding ids the overlay accepts
 
     @cached_property
     def derived_params(self) -> dict[str, float]:
