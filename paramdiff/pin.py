@@ -80,9 +80,12 @@ class Pin:
 
     @once
     def lock(self) -> Lock | None:
+        """sources.lock as this pin first read it (the project's, parsed once per run)."""
         return self.project.lock()
 
     def fetched(self, roles: list[str]) -> dict[str, FetchedRole]:
+        """These roles' bytes, verified against the lock: from the cache, else fetched (through
+        the project's transports; refused offline). Once per role per pin."""
         missing = [r for r in roles if r not in self._fetched]
         if missing:
             from .upstream.engine import materialize
