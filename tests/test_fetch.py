@@ -12,7 +12,17 @@ from typing import Any
 
 import git
 import pytest
-from helpers import C2, HW, M1, build_mirror, run_cli, small_upstream, tree_bytes, unwritable
+from helpers import (
+    C2,
+    HW,
+    M1,
+    build_mirror,
+    gzip_bomb,
+    run_cli,
+    small_upstream,
+    tree_bytes,
+    unwritable,
+)
 
 from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
@@ -169,7 +179,8 @@ def test_gzip_bomb_stops_at_the_locked_size(project: Path, tmp_path: Path, http_
     do_fetch(project, tmp_path / "cache", http_mirror.url)
     before = tree_bytes(project)
     http_mirror.log.clear()
-    http_mirror.faults[HW_PATH] = ["bomb"]
+    gzip_bomb()  # made before it is asked for: making it must not count against the 0.5 s read
+    http_mirror.faults[HW_PATH] = ["bomb"]  # timeout (on a loaded machine it did: a retry)
     with pytest.raises(FetchError) as err:
         do_fetch(project, tmp_path / "fresh", http_mirror.url)
     assert f"hardware (acme/params@master -> {C2[:12]} boats/hw.params): GET " in str(err.value)
@@ -185,6 +196,7 @@ def test_without_a_lock_the_manifest_size_is_the_bound(
     project: Path, tmp_path: Path, http_mirror
 ) -> None:
     build_mirror(http_mirror.root, small_upstream())
+    gzip_bomb()  # made before it is asked for, as above
     http_mirror.faults[HW_PATH] = ["bomb"]
     with pytest.raises(FetchError, match=r"the size the mirror's MANIFEST\.json records"):
         do_fetch(project, tmp_path / "cache", http_mirror.url)
