@@ -8,8 +8,9 @@ profile the user asked about.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .config.lock import require_entry
 from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
@@ -21,15 +22,17 @@ from .parse.params import parse_params
 from .parse.sdf_paths import Resolver, local_resolver
 from .project import Options, PinContext
 from .render.params import LINE_MAX
-from .render.report import render_picture, render_report, svg_path
+from .render.report import render_report
+from .render.report_model import render_picture, svg_path
 from .render.sinks import check_file, join_lines
 from .stages.channels import SOURCES
 from .stages.derive import Derived
 from .stages.validate import ERROR, validate
 
+if TYPE_CHECKING:
+    from .launch.verify import LaunchResult
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+
 class Located(NamedTuple):
     """A finding with the file and line to fix (for CI annotations); file relative to the
     project root, line None when the whole file is meant."""
@@ -40,19 +43,17 @@ class Located(NamedTuple):
     line: int | None
 
 
+@dataclass(slots=True)
 class CheckOutcome:
     """What `check` found for one profile: failures with their fixes, what passed, diffs,
     warnings."""
 
-    __slots__ = ("diffs", "findings", "fixes", "located", "passed", "warnings")
-
-    def __init__(self) -> None:
-        self.findings: list[str] = []
-        self.fixes: list[str] = []
-        self.passed: list[str] = []
-        self.diffs: list[str] = []
-        self.warnings: list[str] = []
-        self.located: list[Located] = []
+    findings: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    passed: list[str] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    located: list[Located] = field(default_factory=list)
 
     def fail(
         self, finding: str, fix: str, file: str | None = None, line: int | None = None
@@ -96,6 +97,7 @@ def check_project(
     pin: str | None,
     models: list[Path],
     annotate: bool = False,
+    launch: str | None = None,
 ) -> Iterator[str]:
     """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
 
@@ -103,8 +105,10 @@ def check_project(
     """
     findings: list[str] = []
     fixes: list[str] = []
+    if launch is not None and profile is None and len(options.config.profiles) > 1:
+        raise UsageError("--launch needs --profile: name the vehicle the launch runs")
     for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models)
+        outcome = run_check(ctx, models, launch)
         where = f"{ctx.profile.name} {ctx.pin}"
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
@@ -138,7 +142,9 @@ def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterato
         )
 
 
-def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome:
+def run_check(
+    ctx: PinContext, models: list[Path] | None = None, launch: str | None = None
+) -> CheckOutcome:
     out = CheckOutcome()
     if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
@@ -154,7 +160,61 @@ def run_check(ctx: PinContext, models: list[Path] | None = None) -> CheckOutcome
     _validates(ctx, derived, out)
     _no_unchosen_defaults(ctx, derived, out)
     _models_agree(ctx, derived, models or [], out)
+    if launch is not None:
+        _adhoc_launch(ctx, launch, models or [], out)
+    else:
+        _launches_verified(ctx, out)
     return out
+
+
+def _launch_outcome(
+    result: LaunchResult, out: CheckOutcome, file: str | None, line: int | None = None
+) -> None:
+    where = f"launch {result.name}"
+    for note in result.notes:
+        out.warnings.append(f"{where}: {note}")
+    for f in result.findings:
+        out.fail(f"{where}: {f.text}", f.fix, file, line)
+    for f, a in result.acknowledged:
+        out.passed.append(f"{where}: acknowledged ({a.reason[:60]}…): {f.text[:80]}")
+    if result.passed:
+        rows = ", ".join(f"{r.axis.name} {r.verdict}" for r in result.rows)
+        if result.acknowledged:
+            rows += f" ({len(result.acknowledged)} finding(s) acknowledged)"
+        out.passed.append(
+            f"{where}: {result.launch.text} — {result.backend.name}"
+            + (f" with {result.model}" if result.model else "")
+            + (f"; {rows}" if rows else "")
+        )
+
+
+def _launches_verified(ctx: PinContext, out: CheckOutcome) -> None:
+    """Every declared launch end to end; acknowledgements that match nothing are stale."""
+    if not ctx.profile.launches:
+        return
+    from .launch.verify import stale_acknowledgements
+
+    results = ctx.launch_results
+    lines = {d.name: d.line for d in ctx.profile.launches}
+    for result in results:
+        _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
+    for a in stale_acknowledgements(ctx, results):
+        out.fail(
+            f"{ctx.overlay.file}:{a.line}: acknowledgement of "
+            f"{'launch ' + a.launch if a.launch else 'model ' + (a.model or '')} is stale: no "
+            f"finding is {a.finding!r}"
+            + (f" of the model with sha256 {a.sha256[:12]}…" if a.sha256 else ""),
+            f"re-review it: remove it from {ctx.overlay.file}, or copy the finding and sha256 "
+            "as check prints them now",
+            ctx.overlay.file,
+            a.line,
+        )
+
+
+def _adhoc_launch(ctx: PinContext, text: str, models: list[Path], out: CheckOutcome) -> None:
+    from .launch.verify import adhoc
+
+    _launch_outcome(adhoc(ctx, text, models), out, None)
 
 
 def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:

@@ -61,19 +61,15 @@ def _silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-ANSI_CSI = r"\033\[[;?0-9]*[a-zA-Z]"  # a terminal control sequence (colour, cursor, erase)
-
-
 def _write(text: str, err: bool = False) -> None:
     """Write and flush: stdout and stderr keep their order, and a reader that left is
-    noticed here, inside the error boundary, not at exit. As click.echo did, control sequences
-    (from a file's name, say) are dropped from what goes to a file or a pipe."""
-    stream = sys.stderr if err else sys.stdout
-    if "\033" in text and not stream.isatty():
-        import re
+    noticed here, inside the error boundary, not at exit. Control characters (from a file's
+    name, a metadata label, ...) are made visible, to a terminal and a pipe alike
+    (render/safe_text.py)."""
+    from .render.safe_text import visible
 
-        text = re.sub(ANSI_CSI, "", text)
-    stream.write(text)
+    stream = sys.stderr if err else sys.stdout
+    stream.write(visible(text))
     stream.flush()
 
 
@@ -125,9 +121,13 @@ def _existing_file(text: str) -> Path:
     """A file argument that must exist: a missing one is one Error line naming it."""
     from pathlib import Path
 
+    from .files import missing_file_problem
+
     path = Path(text)
-    if not path.exists():
-        raise UsageError("no such file", "check the path", file=text)
+    problem = missing_file_problem(path)
+    if problem is not None:
+        fix = "point the link at a real file" if "symlink" in problem else "check the path"
+        raise UsageError(problem, fix, file=text)
     if path.is_dir():
         raise UsageError("is a directory, not a file", "name a file", file=text)
     return path
@@ -399,8 +399,10 @@ class _Parser(argparse.ArgumentParser):
     one `Error:` line naming the help to read; exit 2."""
 
     def error(self, message: str) -> NoReturn:
+        from .render.safe_text import visible
+
         self.print_usage(sys.stderr)
-        self.exit(2, f"Error: {message} — see '{self.prog} -h'\n")
+        self.exit(2, visible(f"Error: {message} — see '{self.prog} -h'") + "\n")
 
 
 def _parser(prog: str, description: str, **kw: Any) -> argparse.ArgumentParser:
@@ -572,7 +574,10 @@ def show(
         _warn(qgc.warning() if qgc else None)
         _echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
         return
-    _print_comparison(compare([src]), table, None)
+    from .local_meta import categorise_local
+
+    sources, classifier = categorise_local([src])
+    _print_comparison(compare(sources, classifier), table, None)
 
 
 @_command(
@@ -598,7 +603,12 @@ def diff(
 
     if len(files) < 2:
         raise UsageError("give at least two files")
-    comp = compare(local_sources(files, input_format, lenient, include_root))
+    from .local_meta import categorise_local
+
+    sources, classifier = categorise_local(
+        local_sources(files, input_format, lenient, include_root)
+    )
+    comp = compare(sources, classifier)
     names = _print_comparison(comp, table, None)
     # 1: the README's exit code for differences; the table says which
     return 1 if any(comp.rows[n].status.disagrees for n in names) else 0
@@ -695,6 +705,12 @@ def report(pin: PinContext, output: Path | None, check: bool) -> None:
         metavar="FILE",
         help="Also check this Gazebo model's channels against the derived file.",
     ),
+    _arg(
+        "--launch",
+        metavar="CMD",
+        help="Verify this launch command line (sim_vehicle.py ... or the SITL binary's) instead "
+        "of the profile's declared launches: files loaded, physics, pilot sticks.",
+    ),
     _arg("--all-profiles", action="store_true", help=argparse.SUPPRESS),  # the default; old scripts
     _arg(
         "--format",
@@ -710,6 +726,7 @@ def check(
     profile: str | None,
     pin: str | None,
     models: list[Path] | None,
+    launch: str | None,
     all_profiles: bool,
     fmt: str,
 ) -> None:
@@ -720,7 +737,11 @@ def check(
     from .check import check_project
 
     profile = None if all_profiles else profile
-    _echo_lines(check_project(options, profile, pin, list(models or ()), annotate=fmt == "github"))
+    _echo_lines(
+        check_project(
+            options, profile, pin, list(models or ()), annotate=fmt == "github", launch=launch
+        )
+    )
 
 
 @_command(
@@ -746,17 +767,17 @@ def review(options: Options, base: str | None, fmt: str, output: Path | None) ->
     needs attention (a stale delta, lock, derived file or report).
     """
     from .errors import DriftError
-    from .files import write_atomic
     from .render.review import render_json, render_markdown
-    from .render.sinks import join_lines
     from .review import review as do_review
+    from .review import review_output
 
+    target = review_output(options, output) if output is not None else None
     result = do_review(options, base)
     lines = render_json(result) if fmt == "json" else render_markdown(result, base)
-    if output is None:
+    if target is None:
         _echo_lines(lines)
     else:
-        write_atomic(output, join_lines(lines).encode())
+        _emit(lines, target, False)
     if result.needs_attention:
         items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
         raise DriftError([a.what for a in items], "see the review")
@@ -782,12 +803,14 @@ def review(options: Options, base: str | None, fmt: str, output: Path | None) ->
 def init(profile: str, derived: str | None, root: Path) -> None:
     """Start a project: sources.yaml and the overlay of a profile paramdiff ships.
 
-    Never overwrites a file. Then: paramdiff fetch && paramdiff derive.
+    Also the CI workflow and a pre-commit configuration where absent, and .gitignore's lines
+    for the files paramdiff leaves. Never overwrites a file.
+    Then: paramdiff fetch && paramdiff derive.
     """
     from .config.starter import starter, write_starter
 
-    for rel in write_starter(root, starter(profile, derived)):
-        _echo(f"{rel} written")
+    for line in write_starter(root, starter(profile, derived)):
+        _echo(line)
     _echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")
 
 
@@ -796,10 +819,23 @@ def init(profile: str, derived: str | None, root: Path) -> None:
     "layers",
     PIN_CONTEXT,
     _arg("--frame", help="sim_vehicle.py frame (default: the profile's sitl_frame)."),
+    _arg(
+        "--launch",
+        metavar="CMD",
+        help="The stack, physics and pilot-input test of this launch command line.",
+    ),
     _arg("files", nargs="*", type=_existing_file, metavar="FILE", help="Files SITL loads."),
 )
-def layers(pin: PinContext, frame: str | None, files: list[Path]) -> None:
+def layers(pin: PinContext, frame: str | None, launch: str | None, files: list[Path]) -> None:
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file)."""
+    if launch is not None:
+        from .launch.verify import adhoc
+        from .render.launch import launch_text
+
+        if frame or files:
+            raise UsageError("--launch names the files and the frame; drop --frame and FILEs")
+        _echo_lines(launch_text(adhoc(pin, launch, [])))
+        return
     from .render.layers import render_layers
 
     _echo_lines(render_layers(*pin.layers(frame, list(files)), pin.metadata))

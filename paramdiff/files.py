@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import errno
 import os
 import stat
 import sys
 from pathlib import Path
 
-from .errors import InputError, ParamdiffError
+from .errors import InputError, ParamdiffError, quote
 
 # The largest input: real ones are far smaller (the biggest, ArduPilot's apm.pdef.json, is
 # about 2 MB; a parameter file is tens of kB), so 8 MiB refuses only what is not one, and
@@ -60,6 +61,12 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     except FileNotFoundError:
         raise
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(
+                "is a symlink loop (ELOOP: the links lead back to themselves)",
+                "point the link at a real file",
+                file=name,
+            ) from None
         raise InputError(
             f"cannot read the file: {exc.strerror or exc}",
             "check the path and its permissions",
@@ -88,6 +95,22 @@ def read_regular(path: Path | str, limit: int = INPUT_LIMIT, label: str | None =
     if len(data) > limit:  # it grew while we read it
         raise _too_big(name, len(data), limit)
     return data
+
+
+def missing_file_problem(path: Path | str) -> str | None:
+    """Why ``path`` cannot be opened as a file, in words (None: it can be stat'ed): a symlink
+    loop is not "no such file" (os.path.exists says False for both)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symlink loop (ELOOP: the links lead back to themselves)"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return f"is a symlink to {quote(os.readlink(path))}, which does not exist"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "no such file"
+        return f"cannot read the file: {exc.strerror or exc}"
+    return None
 
 
 def project_path(root: Path, rel: str, generated: bool = False) -> Path:
@@ -175,7 +198,7 @@ def _through_proc(path: Path) -> bool:
     return _proc_link(path) is not None
 
 
-def _proc_link(path: Path) -> str | None:
+def _proc_link(path: Path | str) -> str | None:
     """The /proc/... hop of ``path``'s symlink chain, if it has one."""
     current = os.path.abspath(path)
     for _ in range(40):
@@ -187,7 +210,7 @@ def _proc_link(path: Path) -> str | None:
     return None
 
 
-def _own_fd(path: Path) -> int | None:
+def own_descriptor(path: Path | str) -> int | None:
     """N when ``path`` is this process's descriptor N (/dev/stdout, /dev/fd/N,
     /proc/self/fd/N): written through that descriptor, so its offset moves on as the
     shell expects (``-o /dev/stdout > file`` then more output)."""
@@ -208,25 +231,62 @@ def _holds(path: Path, data: bytes) -> bool:
 
 
 def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
-    import tempfile  # 2 ms to import: only writers need it
+    """Write a temp file beside ``target`` and rename it over ``target``, inside the folder
+    reached by opening each folder of its real path with O_NOFOLLOW: a folder swapped for a
+    symlink after the caller resolved (and checked) the path fails the write, and a last
+    component swapped for one is replaced, never written through."""
+    import secrets
 
     tmp_name = None
+    folder_fd = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        folder_fd = _open_folder_nofollow(os.path.realpath(target.parent))
+        for _ in range(100):
+            tmp_name = f".{target.name}.paramdiff-{secrets.token_hex(6)}.tmp"
+            try:
+                fd = os.open(tmp_name, _TEMP_FLAGS, 0o600, dir_fd=folder_fd)
+                break
+            except FileExistsError:
+                tmp_name = None
+        else:  # pragma: no cover - 100 collisions of 48 random bits
+            raise FileExistsError(f"no free temp name beside {target}")
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp_name, target)
+        os.replace(tmp_name, target.name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         tmp_name = None
     except OSError as exc:
         raise _write_error(shown, exc) from None
     finally:
-        if tmp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+        if folder_fd is not None:
+            if tmp_name is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp_name, dir_fd=folder_fd)
+            os.close(folder_fd)
+
+
+_TEMP_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_folder_nofollow(real: str) -> int:
+    """A descriptor of the folder ``real`` (a path with its symlinks resolved), each
+    component opened relative to the last with O_NOFOLLOW: a link there now is ELOOP."""
+    fd = os.open("/", _FOLDER_FLAGS)
+    try:
+        for part in Path(real).parts[1:]:
+            step = os.open(part, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = step
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _write_stream(path: Path, data: bytes, mode: int) -> bool:
@@ -236,7 +296,7 @@ def _write_stream(path: Path, data: bytes, mode: int) -> bool:
             "choose a regular file, a pipe or a character device as the output path",
         )
     try:
-        own = _own_fd(path)
+        own = own_descriptor(path)
         if own is not None:
             sys.stdout.flush()  # whatever was printed before goes first
             view = memoryview(data)
@@ -257,110 +317,3 @@ def _write_error(path: Path, exc: OSError) -> ParamdiffError:
         f"cannot write {path}: {exc.strerror or exc}",
         "make the directory writable or choose another output path",
     )
-
-
-# --------------------------------------------------------------------------- parsed entries
-# What parsing a verified file gave, kept in the cache beside it (upstream/parsed.py: the
-# metadata and renames; config/yamlfile.py: YAML documents): plain text, never pickle or
-# marshal, under a header naming the format, the kind, the source's sha256 and the sha256 of
-# the payload. An entry that fails any of them is a miss, and the caller parses again.
-
-PARSED_FORMAT = "paramdiff-parsed 6"
-
-
-def parsed_entry_path(root: Path, kind: str, source_sha256: str) -> Path:
-    return root / "parsed" / kind / source_sha256[:2] / source_sha256
-
-
-def read_parsed_payload(root: Path, kind: str, source_sha256: str) -> tuple[bytes, int, str] | None:
-    """The entry's bytes, where its payload starts and the payload's sha256, when the header
-    and the digest check out, else None. The payload is hashed in place (never copied)."""
-    import hashlib
-
-    try:  # a regular file of bounded size (a FIFO planted in the cache must not hang a run)
-        data = read_regular(parsed_entry_path(root, kind, source_sha256))
-    except (OSError, InputError):
-        return None
-    end = data.find(b"\n")
-    if end < 0:
-        return None
-    digest = hashlib.sha256(memoryview(data)[end + 1 :]).hexdigest()
-    if data[:end] != f"{PARSED_FORMAT} {kind} {source_sha256} {digest}".encode():
-        return None
-    return data, end + 1, digest
-
-
-def read_parsed_range(
-    root: Path, kind: str, source_sha256: str, lo: int, hi: int | None
-) -> bytes | None:
-    """Bytes [lo, hi) of the entry's payload (hi None: to its end), unchecked: the caller
-    checks them against a digest it trusts. None when the entry is not a regular file whose
-    header names this format, kind and source, or is too short."""
-    prefix = f"{PARSED_FORMAT} {kind} {source_sha256} ".encode()
-    try:  # a regular file (a FIFO planted in the cache must not hang a run)
-        fd = os.open(parsed_entry_path(root, kind, source_sha256), READ_FLAGS)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        size = info.st_size
-        if not stat.S_ISREG(info.st_mode) or size > INPUT_LIMIT:
-            return None
-        head = os.pread(fd, len(prefix) + 66, 0)  # the prefix, a sha256 and the newline
-        base = len(prefix) + 65
-        if not head.startswith(prefix) or head[base - 1 : base] != b"\n":
-            return None
-        end = size - base if hi is None else hi
-        if not 0 <= lo <= end <= size - base:
-            return None
-        data = os.pread(fd, end - lo, base + lo)
-        return data if len(data) == end - lo else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def read_parsed(root: Path, kind: str, source_sha256: str) -> list[bytes] | None:
-    """The entry's payload as lines, when its header and digest check out, else None."""
-    entry = read_parsed_payload(root, kind, source_sha256)
-    return None if entry is None else entry[0][entry[1] :].split(b"\n")
-
-
-def read_parsed_head(
-    root: Path, kind: str, source_sha256: str, head_lines: int
-) -> tuple[list[bytes], bytes, int] | None:
-    """The payload's first ``head_lines`` lines, the entry's bytes and where the rest of the
-    payload starts in them, when the entry checks out (as read_parsed) and has that many lines.
-    The rest is not copied: copying (and faulting in) 1.8 MB of metadata took ~1.4 ms."""
-    entry = read_parsed_payload(root, kind, source_sha256)
-    if entry is None:
-        return None
-    data, pos, _ = entry
-    head = []
-    for _ in range(head_lines):
-        end = data.find(b"\n", pos)
-        if end < 0:
-            return None
-        head.append(data[pos:end])
-        pos = end + 1
-    return head, data, pos
-
-
-def write_parsed(root: Path, kind: str, source_sha256: str, payload: bytes) -> None:
-    """Best effort: a cache that cannot be written only costs the next run a parse. Never
-    written through a link, FIFO or device planted where the entry goes."""
-    import hashlib
-
-    path = parsed_entry_path(root, kind, source_sha256)
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return
-    digest = hashlib.sha256(payload).hexdigest()
-    head = f"{PARSED_FORMAT} {kind} {source_sha256} {digest}\n".encode()
-    with contextlib.suppress(ParamdiffError):  # write_atomic's error for an unwritable dir
-        write_atomic(path, head + payload)

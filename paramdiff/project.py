@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config.sources import PARAM_FORMATS, Config, Profile, SourceSpec, load_config
+from .config.sources import PARAM_FORMATS, ROLE_RE, Config, Profile, SourceSpec, load_config
 from .errors import ConfigError, DriftError, UsageError
 from .model.metadata import Metadata, firmware_of
 from .model.params import ParamFile
@@ -19,14 +22,16 @@ from .model.source import Source
 if TYPE_CHECKING:
     from .config.lock import Lock, LockEntry
     from .config.overlay import Overlay
+    from .launch.verify import LaunchResult
+    from .outputs import ProjectFiles
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
-    from .render.report import ReportInputs
+    from .render.report_inputs import ReportInputs
     from .render.sinks import Output
     from .stages.classify import Classifier
     from .stages.compare import Comparison
     from .stages.derive import Derived, Target
-    from .stages.geometry import ModelCheck, ModelRead
+    from .stages.geometry import ModelCheck
     from .stages.layers import Flag, Layers, SitlRun
     from .upstream.cache import Cache
     from .upstream.engine import FetchedRole, TransportChoice
@@ -35,24 +40,13 @@ CALIBRATION_ROLE = "calibration"
 METADATA_FORMAT = "pdef"
 
 
-def blueos_includes(
-    spec: SourceSpec, path: str, data: bytes, cache: Cache | None = None, sha256: str = ""
-) -> list[str]:
+def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
-    model://NAME``) pull in others at the same commit. A model's list is kept in the
-    ``cache`` per the ``sha256`` of its verified bytes (see upstream.parsed.kept_includes)."""
+    model://NAME``) pull in others at the same commit."""
     if spec.format == "sdf":
+        from .parse.sdf_paths import repo_include_paths
 
-        def find() -> list[str]:
-            from .parse.sdf_paths import repo_include_paths
-
-            return repo_include_paths(path, data)
-
-        if cache is None or not sha256:
-            return find()
-        from .upstream.parsed import kept_includes
-
-        return kept_includes(cache, sha256, path, find)
+        return repo_include_paths(path, data)
     if spec.format != "blueos":
         return []
     from .parse.params import include_paths
@@ -60,33 +54,28 @@ def blueos_includes(
     return include_paths(data, path)
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(eq=False)  # no slots: config, cache and the transports are cached_property
 class Options:
     """How to reach files: where the project is, the cache, and the transport choice."""
 
-    def __init__(
-        self,
-        root: Path | None = None,
-        cache_dir: Path | None = None,
-        mirror: str | None = None,
-        transport: str | None = None,
-        git_base: str | None = None,
-        offline: bool = False,
-    ) -> None:
-        self.root = Path.cwd() if root is None else root
-        self.cache_dir = cache_dir
-        self.mirror = mirror
-        self.transport = transport
-        self.git_base = git_base
-        self.offline = offline
-        self._lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = None
+    root: Path = field(default_factory=Path.cwd)
+    cache_dir: Path | None = None
+    mirror: str | None = None
+    transport: str | None = None
+    git_base: str | None = None
+    offline: bool = False
+    _lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.root is None:  # the command line's "not given"
+            self.root = Path.cwd()
 
     def replace(self, **changes: Any) -> Options:
-        """These options with ``changes`` (as dataclasses.replace made them): nothing that was
-        read or made through them (config, cache, lock, transports) is shared."""
-        kept = ("root", "cache_dir", "mirror", "transport", "git_base", "offline")
-        return Options(**{**{k: getattr(self, k) for k in kept}, **changes})
+        """These options with ``changes``: nothing that was read or made through them (config,
+        cache, lock, transports) is shared."""
+        return dataclasses.replace(self, **changes)
 
     @cached_property
     def cache(self) -> Cache:
@@ -108,7 +97,47 @@ class Options:
 
     @cached_property
     def config(self) -> Config:
-        return load_config(self.root, parsed=self.cache.root)
+        return load_config(self.root, memo=self.cache)
+
+    def project_files(self) -> ProjectFiles:
+        """What a user-named output (-o) may not overwrite: the project's inputs and outputs
+        (every profile's overlay, models, derived files, reports and top views, per pin),
+        its git folders and the cache (paramdiff/outputs.py)."""
+        from .config.lock import LOCK_FILE
+        from .outputs import ProjectFiles, git_folders
+        from .render.report_model import svg_path
+
+        config = self.config
+        files = {
+            "sources.yaml": "the project's sources.yaml, an input paramdiff reads",
+            LOCK_FILE: f"the project's {LOCK_FILE}, an input paramdiff reads",
+            f".{LOCK_FILE}.lock": f"{LOCK_FILE}'s lock file",
+            # what `paramdiff init` writes beside them
+            ".gitignore": "the project's .gitignore",
+            ".pre-commit-config.yaml": "the project's pre-commit configuration",
+            ".pre-commit-hooks.yaml": "the project's pre-commit hooks file",
+        }
+        for name, profile in config.profiles.items():
+            if profile.overlay:
+                files.setdefault(profile.overlay, f"profile {name}'s overlay, an input")
+            for model in profile.target_models:
+                if not ROLE_RE.match(model):  # a path in the repository, not a role
+                    files.setdefault(model, f"profile {name}'s model {model}, an input")
+            for pin in profile.pins:
+                derived = profile.derived_path(pin)
+                if derived:
+                    pinned = f" for pin {pin}" if profile.derived_is_per_pin() else ""
+                    files.setdefault(derived, f"profile {name}'s derived file{pinned}")
+                report = profile.report_path(pin)
+                if report:
+                    files.setdefault(report, f"profile {name}'s report for pin {pin}")
+                    files.setdefault(svg_path(report), f"profile {name}'s top view for pin {pin}")
+        folders = {
+            **git_folders(config.root),
+            ".github": "inside the project's .github folder (workflows)",
+            str(Path(os.path.abspath(self.cache.root))): "inside paramdiff's cache directory",
+        }
+        return ProjectFiles(config.root, files, folders)
 
     @property
     def lock(self) -> Lock | None:
@@ -122,7 +151,7 @@ class Options:
         except OSError:
             key = None
         if key is None or self._lock_read is None or self._lock_read[0] != key:
-            self._lock_read = (key, read_lock(self.config.root, parsed=self.cache.root))
+            self._lock_read = (key, read_lock(self.config.root, memo=self.cache))
         return self._lock_read[1]
 
 
@@ -282,16 +311,9 @@ class PinContext:
         return src
 
     def _parse_model(self, f: FetchedRole) -> ParamFile:
-        """A pinned model's rows, from its channels kept in the cache per sha256 (see
-        upstream.parsed.kept_channels): `compare three-way` parses no XML."""
-        from .parse.sdf import parse_sdf, read_channels
-        from .upstream.parsed import kept_channels
+        from .parse.sdf import parse_sdf
 
-        path = f.spec.path
-        read = kept_channels(
-            self.options.cache, f.entry.sha256, path, lambda: read_channels(f.data, path)
-        )
-        return parse_sdf(f.data, path, self.profile.joint_roles, read)
+        return parse_sdf(f.data, f.spec.path, self.profile.joint_roles)
 
     def source_meta(self, role: str) -> Source:
         """A role that is not a parameter set (metadata, name list): identity only."""
@@ -343,7 +365,7 @@ class PinContext:
             )
         from .config.overlay import load_overlay
 
-        return load_overlay(self.config.root, profile.overlay, parsed=self.options.cache.root)
+        return load_overlay(self.config.root, profile.overlay, memo=self.options.cache)
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
         """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the
@@ -394,17 +416,25 @@ class PinContext:
                 use = "categories"
             elif frames:
                 use = f"frame defaults, {' and '.join(frames)}"
+            elif role in self._launch_roles:
+                use = "launch defaults"
             else:
                 use = "checked" if role in profile.target_models else "compared"
             parsed = spec.format in PARAM_FORMATS
             yield use, self.source(role) if parsed else self.source_meta(role)
 
     @cached_property
+    def _launch_roles(self) -> set[str]:
+        from .parse.launch import launch_roles
+
+        return launch_roles(self.specs, [d.command for d in self.profile.launches])
+
+    @cached_property
     def derived(self) -> Derived:
         from .stages.derive import build
 
         overlay = self.overlay
-        return build(
+        derived = build(
             self.source(overlay.base),
             overlay,
             self.classifier(),
@@ -412,6 +442,22 @@ class PinContext:
             self.frame_defaults(),
             self.derive_target(),
         )
+        if self.profile.launches:
+            # The header's "Load it with" line: the first declared launch check verifies.
+            from .render.launch import load_line
+
+            derived.launches_declared = True
+            derived.load_with = load_line(self, derived)
+        return derived
+
+    @cached_property
+    def launch_results(self) -> list[LaunchResult]:
+        """Every declared launch verified against the derived file as read back."""
+        if not self.profile.launches:
+            return []
+        from .launch.verify import verify_declared
+
+        return verify_declared(self, self.derived_source)
 
     @cached_property
     def derived_lines(self) -> list[str]:
@@ -478,9 +524,7 @@ class PinContext:
 
         return sitl_params(self.derived, self.sitl_run)
 
-    def check_model(
-        self, data: bytes, file: str, resolve: Resolver, kept: ModelRead | None = None
-    ) -> ModelCheck:
+    def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""
         from .stages.geometry import check_model
 
@@ -492,7 +536,6 @@ class PinContext:
             self.profile.joint_roles,
             self.profile.sitl_vehicle,
             self.metadata,
-            kept,
         )
 
     def pinned_check(self, role: str) -> ModelCheck:
@@ -500,34 +543,11 @@ class PinContext:
         `check`'s target models read the same model."""
         if role not in self._model_checks:
             _, file, data, resolve = self.pinned_model(role)
-            kept = self._kept_model(role, resolve)
-            self._model_checks[role] = self.check_model(data, file, resolve, kept)
+            self._model_checks[role] = self.check_model(data, file, resolve)
         return self._model_checks[role]
 
-    def _kept_model(self, role: str, resolve: Resolver) -> ModelRead:
-        """What the check reads of a pinned model's XML, kept in the cache per its sha256 and
-        its includes' (see upstream.parsed.kept_channels, kept_geometry): `check` parses no XML."""
-        from .digests import sha256_of
-        from .parse.sdf import read_channels
-        from .parse.sdf_include import load_model
-        from .stages.geometry import ModelRead, to_frd_pose
-        from .upstream.parsed import kept_channels, kept_geometry
-
-        f, cache = self.fetched([role])[role], self.options.cache
-        path, data = f.spec.path, f.data
-        channels, _ = kept_channels(cache, f.entry.sha256, path, lambda: read_channels(data, path))
-        includes = [f"{p} {sha256_of(b)}" for p, b in sorted(f.includes.items())]
-        tree, to_frd = kept_geometry(
-            cache,
-            f.entry.sha256,
-            path,
-            includes,
-            lambda: (load_model(data, path, resolve), to_frd_pose(data, path)),
-        )
-        return ModelRead(channels, tree, to_frd)
-
     def report_inputs(self) -> ReportInputs:
-        from .render.report import ReportInputs
+        from .render.report_inputs import ReportInputs
 
         derived = self.derived
         model = self.pinned_check("sitl_models")
@@ -542,6 +562,7 @@ class PinContext:
             model.geometry,
             self.metadata,
             self.metadata_by_firmware,
+            self.launch_results,
         )
 
     # -- what the commands write, and where
@@ -563,7 +584,11 @@ class PinContext:
         )
         from .render.sinks import output_for
 
-        return output_for(self.config.root, output, d.target if fmt == "params" else None, fix)
+        default = d.target if fmt == "params" else None
+        # -o may name the file derive writes by default: this pin's, in this format
+        own = default if self.pin == profile.default_pin or profile.derived_is_per_pin() else None
+        guard = self.options.project_files().without(own) if output is not None else None
+        return output_for(self.config.root, output, default, fix, guard)
 
     def report_output(self, output: Path | None) -> Output:
         if output is not None and output.suffix.lower() == ".svg":
@@ -574,10 +599,14 @@ class PinContext:
                 f"give -o {output.with_suffix('.md')} (the top view goes beside it as "
                 f"{output.name})",
             )
+        from .render.report_model import svg_path
         from .render.sinks import output_for
 
         fix = f"paramdiff report --profile {self.profile.name} --pin {self.pin}"
-        return output_for(self.config.root, output, self.profile.report_path(self.pin), fix)
+        default = self.profile.report_path(self.pin)
+        own = (default, svg_path(default)) if default else ()
+        guard = self.options.project_files().without(*own) if output is not None else None
+        return output_for(self.config.root, output, default, fix, guard)
 
     def layers(self, frame: str | None, files: list[Path]) -> tuple[Layers, list[Flag]]:
         """The frame defaults with ``files`` (default: the derived file) loaded on top, and

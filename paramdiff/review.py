@@ -24,7 +24,7 @@ from .project import Options, PinContext
 from .render.params import render as render_params
 from .render.params import render_derived
 from .render.report import render_report
-from .render.sinks import check_file
+from .render.sinks import Output, check_file, output_for
 from .stages.compare import compare
 from .stages.derive import Derived
 from .stages.review import (
@@ -40,6 +40,15 @@ from .stages.review import (
 )
 
 DEFAULT_BRANCHES = ("main", "master")
+
+
+def review_output(options: Options, output: Path) -> Output:
+    """Where ``review -o PATH`` writes (``-``: stdout), checked before the review runs: never
+    over the project's own files, never through a symlink out of the current directory
+    (a pull request can commit ``review.md -> /etc/passwd``; paramdiff/outputs.py)."""
+    return output_for(
+        options.root, output, None, "paramdiff review -o PATH", options.project_files()
+    )
 
 
 def review(options: Options, base: str | None) -> Review:

@@ -136,9 +136,6 @@ WARM_NEVER = (
 )
 # `diff` of two parameter files reads neither the cache nor an SDF model.
 DIFF_NEVER = (*WARM_NEVER, "hashlib", "paramdiff.upstream.cache", "paramdiff.parse.sdf")
-# The benchmark commands define their records as NamedTuples and plain classes: the dataclasses
-# module imports inspect (~4 ms a process) and each @dataclass costs ~0.3 ms to create.
-RECORDS_NEVER = ("dataclasses", "inspect")
 SHOW_MODULES = (
     "import atexit, sys\n"
     "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sys.modules) + '\\n'))\n"
@@ -175,25 +172,3 @@ def test_diff_of_two_files_imports_no_cache_and_no_sdf_reader(tmp_path: Path) ->
     modules = imported_by("diff", str(a), str(b), cwd=tmp_path)
     assert "paramdiff.stages.renames" in modules  # it paired the renamed stream rate
     assert loaded(modules, DIFF_NEVER) == []
-
-
-def test_the_benchmark_commands_import_no_dataclasses_or_inspect(
-    derived: tuple[Path, list[str]], tmp_path: Path
-) -> None:
-    project, loc = derived
-    for args in (["compare", "three-way"], ["derive", "--check"], ["check"]):
-        assert loaded(imported_by(*args, *loc, cwd=project), RECORDS_NEVER) == [], args
-    a, b = tmp_path / "a.params", tmp_path / "b.params"
-    a.write_text("# Version: 4.6.3-STABLE\nSR0_EXTRA1 10\nFRAME_CLASS 2\n")
-    b.write_text("# Version: 4.7.0-BETA\nMAV1_EXTRA1 1\nFRAME_CLASS 2\n")
-    assert loaded(imported_by("diff", str(a), str(b), cwd=tmp_path), RECORDS_NEVER) == []
-
-
-def test_a_warm_check_parses_no_xml(derived: tuple[Path, list[str]]) -> None:
-    """The report kept what the model check reads of each model beside its cached bytes
-    (upstream/parsed.py): `check` and `report --check` read those, and import no XML parser."""
-    project, loc = derived
-    for args in (["check"], ["report", "--check"], ["compare", "three-way"]):
-        modules = imported_by(*args, *loc, cwd=project)
-        assert "paramdiff.stages.geometry" in modules or args[0] == "compare", args
-        assert loaded(modules, ("xml", "defusedxml", "pyexpat")) == [], args

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from helpers import ROOT, run_cli
 
 from paramdiff.render.github import annotation, escape_data, escape_property
@@ -105,13 +110,85 @@ def test_workflow_validates_against_githubs_schema() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_workflow_runs_check_and_comments_the_review_once() -> None:
+def zizmor() -> str:
+    """zizmor (the `test` extra installs it beside this interpreter, as a binary)."""
+    found = Path(sys.executable).with_name("zizmor")
+    return str(found) if found.exists() else (shutil.which("zizmor") or "zizmor")
+
+
+def zizmor_findings(workflow: Path) -> list[dict[str, Any]]:
+    """zizmor's findings on ``workflow``, offline, at its strictest: the pedantic persona,
+    no configuration file and no ignore comments honoured."""
+    done = subprocess.run(
+        [
+            *(zizmor(), "--offline", "--no-config", "--no-ignores", "--persona", "pedantic"),
+            *("--format", "json", "--no-exit-codes", str(workflow)),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout))
+
+
+def test_workflow_has_no_zizmor_findings() -> None:
+    """Issue #19: 4 x unpinned-uses (high) and artipacked before; none at any severity now."""
+    assert [(f["ident"], f["determinations"]["severity"]) for f in zizmor_findings(WORKFLOW)] == []
+
+
+def test_zizmor_still_finds_what_the_workflow_used_to_have(tmp_path: Path) -> None:
+    """The zizmor test can fail: the old workflow's flaws, put back, are found."""
+    old = WORKFLOW.read_text()
+    old = re.sub(r"@[0-9a-f]{40}  # v([0-9]+)\.[0-9.]+", r"@v\1", old)
+    old = old.replace("          persist-credentials: false\n", "")
+    bad = tmp_path / "paramdiff.yml"
+    bad.write_text(old)
+    found = sorted({f["ident"] for f in zizmor_findings(bad)})
+    assert found == ["artipacked", "unpinned-uses"]
+
+
+def test_workflow_pins_every_action_by_commit_with_its_release() -> None:
+    """Every `uses:` is owner/repo@<40 hex> followed by `# vX.Y.Z`; the commits are the
+    releases' (read from each action's repository: the tag's commit)."""
+    uses = re.findall(r"uses: (\S+)(.*)", WORKFLOW.read_text())
+    assert uses, "no actions?"
+    pins = {}
+    for ref, comment in uses:
+        action, _, sha = ref.partition("@")
+        assert re.fullmatch(r"[0-9a-f]{40}", sha), ref
+        version = re.fullmatch(r"  # (v[0-9]+\.[0-9]+\.[0-9]+)", comment)
+        assert version, (ref, comment)
+        pins[action] = (version.group(1), sha)
+    assert pins == {
+        "actions/checkout": ("v4.4.0", "11d5960a326750d5838078e36cf38b85af677262"),
+        "actions/setup-python": ("v5.6.0", "a26af69be951a213d495a4c3e4e4022e16d87065"),
+        "actions/cache": ("v4.3.0", "0057852bfaa89a56745cba8c7296529d2fc39830"),
+        "actions/github-script": ("v7.1.0", "f28e40c7f34bde8b3046d885e986cb6290c5673b"),
+    }
+
+
+def test_workflow_least_permissions_and_review_outside_the_checkout() -> None:
+    doc = yaml.safe_load(WORKFLOW.read_text())
+    assert doc["permissions"] == {}  # nothing by default; each job says what it needs
+    jobs = doc["jobs"]
+    assert jobs["paramdiff"]["permissions"] == {"contents": "read"}
+    assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
+    # the job that can write runs nothing of the pull request's: no checkout, no run step
+    assert [s.get("uses", "").split("@")[0] for s in jobs["comment"]["steps"]] == [
+        "actions/github-script"
+    ]
+    checkout = jobs["paramdiff"]["steps"][0]
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"]["persist-credentials"] is False
+    review = next(s for s in jobs["paramdiff"]["steps"] if s.get("id") == "review")["run"]
+    assert 'review="$RUNNER_TEMP/paramdiff-review.md"' in review
+    assert 'paramdiff review "origin/$BASE_REF" -o "$review"' in review
+    assert "review.md" not in review.replace("paramdiff-review.md", "")
     text = WORKFLOW.read_text()
-    assert re.search(r"permissions:\n  contents: read\n  pull-requests: write\n", text)
     assert "paramdiff check --format github" in text
-    assert 'paramdiff review "origin/$BASE_REF" -o review.md' in text
-    assert 'cat review.md >> "$GITHUB_STEP_SUMMARY"' in text
     assert "updateComment" in text and "<!-- paramdiff-review -->" in text
+    assert "process.env.REVIEW" in text  # never ${{ }} inside the script
 
 
 def test_pre_commit_hooks_file_is_a_valid_manifest() -> None:

@@ -335,13 +335,15 @@ def test_python_m_paramdiff_and_a_reader_that_leaves(tmp_path: Path) -> None:
 
 
 def test_control_sequences_never_reach_a_file_or_a_pipe(tmp_path: Path) -> None:
-    """A file's name is printed as given, but a terminal control sequence in it (here: red)
-    is dropped when the output is not a terminal, as click.echo did."""
+    """A terminal control sequence in a file's name (here: red) is printed as visible text,
+    ``\\x1b[31m``, never as the ESC byte (render/safe_text.py; it was dropped, and reached a
+    terminal raw)."""
     red = tmp_path / "a\x1b[31mred.params"
     red.write_bytes(Path(HW).read_bytes())
     out = run_cli(["diff", "--format", "csv", str(red), SITL])
     assert out.exit_code == 1
-    assert out.stdout.startswith("name,ared.params,sitl.params,") and "\x1b" not in out.output
+    assert out.stdout.startswith("name,a\\x1b[31mred.params,sitl.params,")
+    assert "\x1b" not in out.output
 
 
 def test_environment_variables_are_defaults_an_empty_one_unset(

@@ -79,7 +79,7 @@ def test_blueos_includes_resolve_relative_and_later_wins() -> None:
             b"A 1\nSERVO1_FUNCTION_X 2\n",
             "x.parm:2: name 'SERVO1_FUNCTION_X' is 17 characters; ArduPilot names are at most 16",
         ),
-        (b"servo1_trim 1500\n", "x.parm:1: name 'servo1_trim' is not a parameter name"),
+        (b"servo1_trim 1500\n", "x.parm:1: name 'servo1_trim' is not upper-case; ArduPilot"),
         (b"WP_RADIUS nan\n", "x.parm:1: WP_RADIUS: value 'nan' is not a finite number"),
         (b"WP_RADIUS 1.2.3\n", "x.parm:1: WP_RADIUS: value '1.2.3' is not a number"),
         (b"WP_RADIUS 0x1G\n", "x.parm:1: WP_RADIUS: value '0x1G' is not a number"),

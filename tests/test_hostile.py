@@ -81,17 +81,26 @@ def test_output_dash_is_stdout(derived: tuple[Path, list[str]]) -> None:
 
 
 def test_output_through_a_symlink_replaces_the_target_not_the_link(
-    derived: tuple[Path, list[str]], tmp_path: Path
+    derived: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A link whose target stays in the current directory's tree (paramdiff/outputs.py)."""
     _, loc = derived
     target = tmp_path / "real.params"
     target.write_text("old\n")
     link = tmp_path / "link.params"
     link.symlink_to(target)
+    monkeypatch.chdir(tmp_path)
     result = run("derive", *loc, "-o", str(link))
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_text().startswith("# boat_sitl.params — GENERATED")
+    # from a directory the link's target is not in, the same link is refused
+    monkeypatch.chdir(tmp_path / "project")
+    target.write_text("old\n")
+    result = run("derive", *loc, "-o", str(link))
+    assert result.exit_code == 2
+    assert "leads through a symlink out of the current directory" in result.output
+    assert target.read_text() == "old\n"
 
 
 def test_new_outputs_follow_the_umask_and_old_ones_keep_their_mode(

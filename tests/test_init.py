@@ -12,7 +12,7 @@ import pytest
 from helpers import ROOT, location_args, run_cli, tree_bytes
 
 from paramdiff.config.sources import load_config
-from paramdiff.config.starter import shipped, shipped_profiles
+from paramdiff.config.starter import ADOPTER_FILES, shipped, shipped_profiles
 
 SEED_DERIVED = "blueboat_gazebo/params/blueboat_sitl.params"
 
@@ -27,6 +27,23 @@ def test_package_data_is_this_repositorys_profiles() -> None:
     for overlay in (ROOT / "overlays").glob("*.yaml"):
         assert shipped(f"overlays/{overlay.name}") == overlay.read_bytes(), overlay.name
     assert shipped_profiles() == ["blueboat", "bluerov2_heavy", "holybro_x500"]
+
+
+def test_package_data_is_this_repositorys_workflow_and_pre_commit_config() -> None:
+    """What init gives an adopter is what this repository runs itself."""
+    for rel, name in ADOPTER_FILES.items():
+        assert shipped(name) == (ROOT / rel).read_bytes(), rel
+
+
+def test_the_pre_commit_config_runs_the_hook_paramdiff_offers() -> None:
+    """The shipped .pre-commit-config.yaml is a valid pre-commit config whose hook is the one
+    .pre-commit-hooks.yaml offers (same id, entry, files, pass_filenames)."""
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    config = clientlib.load_config(str(ROOT / ".pre-commit-config.yaml"))
+    (hook,) = [h for repo in config["repos"] for h in repo["hooks"]]
+    (offered,) = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
+    keys = ("id", "name", "entry", "pass_filenames", "files")
+    assert {k: hook[k] for k in keys} == {k: offered[k] for k in keys}
 
 
 def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
@@ -46,9 +63,13 @@ def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
         "overlays/blueboat_sitl.yaml",
         "overlays/bluerov2_heavy_sitl.yaml",
         "overlays/holybro_x500_sitl.yaml",
+        "pre-commit-config.yaml",  # init's .pre-commit-config.yaml
         "renames.yaml",  # the renames compare pairs (paramdiff/stages/renames.py)
         "sources.yaml",
     ]
+    assert (data / "workflows" / "paramdiff.yml").read_bytes() == (
+        ROOT / ".github/workflows/paramdiff.yml"
+    ).read_bytes()
     assert (data / "renames.json").is_file()  # what diff reads (paramdiff/stages/renames.py)
 
 
@@ -74,6 +95,77 @@ def test_init_writes_one_profile_with_the_derived_path_adjusted(tmp_path: Path) 
     assert (tmp_path / "overlays/blueboat_sitl.yaml").read_bytes() == (
         ROOT / "overlays/blueboat_sitl.yaml"
     ).read_bytes()
+    assert out.output.splitlines()[2:] == [
+        ".github/workflows/paramdiff.yml written",
+        ".pre-commit-config.yaml written",
+        ".gitignore: .sources.lock.lock, .*.paramdiff-*.tmp added",
+        "next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check",
+    ]
+    for rel, name in ADOPTER_FILES.items():
+        assert (tmp_path / rel).read_bytes() == shipped(name)
+    assert (tmp_path / ".gitignore").read_text() == (
+        "# paramdiff: its lock file and interrupted writes' temp files\n"
+        ".sources.lock.lock\n.*.paramdiff-*.tmp\n"
+    )
+
+
+def test_init_keeps_an_existing_workflow_and_adds_only_missing_ignore_lines(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".github/workflows").mkdir(parents=True)
+    (tmp_path / ".github/workflows/paramdiff.yml").write_text("mine\n")
+    (tmp_path / ".gitignore").write_text("build/\n.sources.lock.lock\n*.pyc")  # no newline
+    out = invoke("init", "blueboat", "--root", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[2:5] == [
+        ".pre-commit-config.yaml written",
+        ".gitignore: .*.paramdiff-*.tmp added",
+        ".github/workflows/paramdiff.yml kept (it exists; paramdiff's is in paramdiff/data)",
+    ]
+    assert (tmp_path / ".github/workflows/paramdiff.yml").read_text() == "mine\n"
+    assert (tmp_path / ".gitignore").read_text() == (
+        "build/\n.sources.lock.lock\n*.pyc\n"
+        "# paramdiff: its lock file and interrupted writes' temp files\n.*.paramdiff-*.tmp\n"
+    )
+    # idempotent: a second project in the same folder adds nothing to .gitignore
+    before = (tmp_path / ".gitignore").read_bytes()
+    for rel in ("sources.yaml", "overlays/blueboat_sitl.yaml"):
+        (tmp_path / rel).unlink()
+    out = invoke("init", "blueboat", "--root", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    assert not any(line.startswith(".gitignore") for line in out.output.splitlines())
+    assert (tmp_path / ".gitignore").read_bytes() == before
+
+
+def test_what_git_leaves_untracked_after_fetch_is_ignored(tmp_path: Path) -> None:
+    """The lock file fetch creates, and a temp file an interrupted write leaves, are ignored
+    by git itself with init's .gitignore."""
+    repo = git.Repo.init(tmp_path)
+    assert invoke("init", "blueboat", "--root", str(tmp_path)).exit_code == 0
+    (tmp_path / ".sources.lock.lock").write_text("")
+    (tmp_path / "derived").mkdir()
+    (tmp_path / "derived" / ".blueboat_sitl.params.paramdiff-0123456789ab.tmp").write_text("")
+    untracked = repo.git.status("--porcelain", "--untracked-files=all").splitlines()
+    assert sorted(line[3:] for line in untracked) == [
+        ".github/workflows/paramdiff.yml",
+        ".gitignore",
+        ".pre-commit-config.yaml",
+        "overlays/blueboat_sitl.yaml",
+        "sources.yaml",
+    ]
+
+
+def test_init_refuses_a_gitignore_linked_outside(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.write_text("x\n")
+    root = tmp_path / "seed"
+    root.mkdir()
+    (root / ".gitignore").symlink_to(outside)
+    out = invoke("init", "blueboat", "--root", str(root))
+    assert out.exit_code == 2
+    assert out.output.startswith("Error: .gitignore: leads outside the project")
+    assert sorted(p.name for p in root.iterdir()) == [".gitignore"]
+    assert outside.read_text() == "x\n"
 
 
 def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:

@@ -148,7 +148,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     overlay.write_text(text)
     assert out.exit_code == 1
     assert (
-        "overlays/blueboat_sitl.yaml:58: delta SERVO1_TRIM is stale: written against 1520, but "
+        "overlays/blueboat_sitl.yaml:145: delta SERVO1_TRIM is stale: written against 1520, but "
         "hardware at d0aedc92e371 now has 1510 "
         "(params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params:858)" in out.output
     )
@@ -231,9 +231,8 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
     assert list(where) == params  # every value traced, in file order
     assert "LEAK1_PIN" not in derived and "AHRS_ORIENTATION" not in derived
     assert "#     %include params/ardupilot/ArduSub/4.7/heavy.params\n" in derived
-    assert "sim_vehicle.py -v ArduSub --add-param-file=derived/bluerov2_heavy_sitl.params" in (
-        derived
-    )
+    # The first declared launch check verifies (the default frame, vectored, simulates 6).
+    assert "#   sim_vehicle.py -v ArduSub -f vectored_6dof --add-param-file=" in derived
     out = invoke("layers", *loc, "--profile", "bluerov2_heavy")
     assert out.exit_code == 2
     assert out.output == (

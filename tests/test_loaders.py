@@ -81,7 +81,9 @@ def test_ardupilot_reads_a_long_comments_tail_as_a_parameter_line() -> None:
 def test_ardupilot_older_fgets_loses_byte_100() -> None:
     line = long_comment(b"XSERVO1_TRIM 1510", at=100)
     assert values(ardupilot_defaults(line, size=99, drop=1)) == {"SERVO1_TRIM": 1510.0}
-    assert values(ardupilot_defaults(line)) == {"XXSERVO1_TRIM": 1510.0}
+    # Byte 99 starts "xXSERVO1_TRIM 1510": not upper-case, so AP_Param::find matches nothing.
+    assert values(ardupilot_defaults(line)) == {}
+    assert ardupilot_defaults(line.upper()).values.keys() == {"XXSERVO1_TRIM"}
 
 
 def test_ardupilot_parse_param_line_rules() -> None:
@@ -90,7 +92,7 @@ def test_ardupilot_parse_param_line_rules() -> None:
         b"B_COMMA,2\n"
         b"C_TAB\t3 @READONLY\n"
         b"  D_LEAD 4\n"  # strtok skips leading delimiters
-        b"e_lower 5\n"  # AP_Param::find uses strcasecmp
+        b"e_lower 5\n"  # AP_Param::find compares a group prefix with strncmp: skipped
         b"F_PREFIX 6.5abc\n"  # strtof reads the longest number prefix
         b"G_WORD abc\n"  # ... or 0
         b"H_HEX 0x10\n"
@@ -100,6 +102,8 @@ def test_ardupilot_parse_param_line_rules() -> None:
         b" # indented comment 9\n"  # only a '#' in byte 1 makes a comment
         b"J_LAST 1\nJ_LAST 2\n"  # every line calls set_float: the last wins
         b"K_ONLY\n"
+        b"L_FLAG 8 @readonly\n"  # strcmp: not the flag, the value loads writable
+        b"M_FLAG 9 @READONLY more\n"  # a fourth token is ignored
     )
     got = ardupilot_defaults(data)
     assert values(got) == {
@@ -107,16 +111,18 @@ def test_ardupilot_parse_param_line_rules() -> None:
         "B_COMMA": 2.0,
         "C_TAB": 3.0,
         "D_LEAD": 4.0,
-        "E_LOWER": 5.0,
         "F_PREFIX": 6.5,
         "G_WORD": 0.0,
         "H_HEX": 16.0,
         "J_LAST": 2.0,
+        "L_FLAG": 8.0,
+        "M_FLAG": 9.0,
     }
+    assert {n for n, v in got.values.items() if v.read_only} == {"C_TAB", "M_FLAG"}
     assert got.values["J_LAST"].line == 14
     # ... yet get_default_value answers the first: a value set twice is a conflict.
     assert [n for n, _ in got.conflicts] == [14]
-    assert {n for n, _ in got.skipped} == {9, 10, 11, 12, 15}
+    assert {n for n, _ in got.skipped} == {5, 9, 10, 11, 12, 15}
 
 
 def test_strtof_is_c_strtof_rounded_to_float32() -> None:

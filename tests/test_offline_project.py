@@ -106,12 +106,13 @@ def test_check_passes_with_metadata_and_frame_defaults(offline: tuple[Path, list
     assert "ok    boat 1.0: no frame default of rover-skid survives unchosen" in lines
     assert lines[-1] == "check passed"
     derived = (root / "derived/boat_sitl.params").read_text()
-    assert (
-        "sim_vehicle.py -v Rover -f rover-skid --add-param-file=derived/boat_sitl.params" in derived
+    assert "sim_vehicle.py's frame rover-skid loads rover.parm then rover-skid.parm first." in (
+        derived
     )
+    assert "No launch line: the profile declares no launches" in derived
     assert "They set SERVO1_FUNCTION 73 / SERVO3_FUNCTION 74." in derived
     report = (root / "reports/boat-1.0.md").read_text()
-    assert "rover.parm → rover-skid.parm → boat_sitl.params; the last file wins." in report
+    assert "loads rover.parm → rover-skid.parm → boat_sitl.params; the last file wins" in report
 
 
 def test_layers_show_what_sitl_runs(offline: tuple[Path, list[str]]) -> None:

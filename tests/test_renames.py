@@ -229,7 +229,7 @@ def test_diff_output_shows_both_names_in_every_format(tmp_path: Path) -> None:
         "20000",
         "100",
         "renamed, differs",
-        "",
+        "uncategorised",  # a local file without its firmware's metadata in a project here
         "",
         "RNGFND1_MAX_CM",
     ]

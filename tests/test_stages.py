@@ -16,7 +16,8 @@ from paramdiff.model.source import Source
 from paramdiff.parse.params import parse_params
 from paramdiff.parse.sdf import read_channels
 from paramdiff.render.params import render as render_params
-from paramdiff.render.report import ReportInputs, render_report
+from paramdiff.render.report import render_report
+from paramdiff.render.report_inputs import ReportInputs
 from paramdiff.stages.channels import channel_findings
 from paramdiff.stages.classify import Classifier
 from paramdiff.stages.compare import DIFFERS, SAME, SET, Status, Verdict, compare

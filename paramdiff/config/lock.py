@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .sources import SourceSpec
 from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
-from .yamlfile import YamlDoc, dump_yaml, load_yaml
+from .yamlfile import ParsedMemo, YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"
 LOCK_VERSION = 1
@@ -23,50 +24,34 @@ HEADER = (
 )
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(frozen=True, slots=True)
 class LockEntry:
     """One role's locked file: repository, ref and commit, path, format, size, digests, includes.
     Equal entries lock the same bytes: ``line`` (where sources.lock states it) is not compared."""
 
     # what to_yaml writes and equality compares
-    FIELDS = ("repo", "ref", "commit", "path", "format", "size", "sha256", "blob", "includes")
-    __slots__ = (*FIELDS, "line")
+    FIELDS: ClassVar = (
+        "repo",
+        "ref",
+        "commit",
+        "path",
+        "format",
+        "size",
+        "sha256",
+        "blob",
+        "includes",
+    )
 
-    def __init__(
-        self,
-        repo: str,
-        ref: str,
-        commit: str,
-        path: str,
-        format: str,
-        size: int,
-        sha256: str,
-        blob: str,
-        includes: tuple[LockedFile, ...] = (),
-        line: int = 0,
-    ) -> None:
-        self.repo = repo
-        self.ref = ref
-        self.commit = commit
-        self.path = path
-        self.format = format
-        self.size = size
-        self.sha256 = sha256
-        self.blob = blob
-        self.includes = includes
-        self.line = line
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, k) for k in self.FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LockEntry):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
+    repo: str
+    ref: str
+    commit: str
+    path: str
+    format: str
+    size: int
+    sha256: str
+    blob: str
+    includes: tuple[LockedFile, ...] = ()
+    line: int = field(default=0, compare=False)
 
     def matches(self, spec: SourceSpec) -> bool:
         return (self.repo, self.ref, self.path, self.format) == (
@@ -85,13 +70,11 @@ class LockEntry:
         return d
 
 
+@dataclass(slots=True)
 class Lock:
     """sources.lock: every entry by (profile, pin, role)."""
 
-    __slots__ = ("entries",)
-
-    def __init__(self, entries: dict[tuple[str, str, str], LockEntry] | None = None) -> None:
-        self.entries = {} if entries is None else entries
+    entries: dict[tuple[str, str, str], LockEntry] = field(default_factory=dict)
 
     def get(self, profile: str, pin: str, role: str) -> LockEntry | None:
         return self.entries.get((profile, pin, role))
@@ -158,8 +141,8 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
     )
 
 
-def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -> Lock:
-    doc = load_yaml(data, file, parsed)
+def parse_lock(data: bytes, file: str = LOCK_FILE, memo: ParsedMemo | None = None) -> Lock:
+    doc = load_yaml(data, file, memo)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
     if type(raw["version"]) is not int or raw["version"] != LOCK_VERSION:
         raise doc.error(
@@ -178,12 +161,12 @@ def parse_lock(data: bytes, file: str = LOCK_FILE, parsed: Path | None = None) -
     return lock
 
 
-def read_lock(root: Path, parsed: Path | None = None) -> Lock | None:
+def read_lock(root: Path, memo: ParsedMemo | None = None) -> Lock | None:
     try:
         data = read_regular(project_path(root, LOCK_FILE), limit=TEXT_LIMIT, label=LOCK_FILE)
     except FileNotFoundError:
         return None
-    return parse_lock(data, parsed=parsed)
+    return parse_lock(data, memo=memo)
 
 
 def write_lock(root: Path, lock: Lock) -> bool:

@@ -9,6 +9,7 @@ delta that upstream has moved under is detected as stale instead of applied blin
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,7 +22,7 @@ from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
 from .validators import check_keys, globs, mapping, sequence, text, version
-from .yamlfile import YamlDoc, load_yaml
+from .yamlfile import ParsedMemo, YamlDoc, load_yaml
 
 
 class Delta(NamedTuple):
@@ -35,53 +36,44 @@ class Delta(NamedTuple):
     line: int
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(frozen=True)
 class Rule:
     """An exclusion or inclusion: a category or name globs, with the reason. Equal and hashed
     by its four fields (derive keys what each rule left out by the rule)."""
 
-    __slots__ = ("_globs", "category", "line", "params", "reason")
-
-    def __init__(
-        self,
-        reason: str,
-        category: str | None = None,
-        params: tuple[str, ...] = (),
-        line: int = 0,
-    ) -> None:
-        self.reason = reason
-        self.category = category
-        self.params = params
-        self.line = line
-        self._globs: GlobSet | None = None
-
-    def _key(self) -> tuple[str, str | None, tuple[str, ...], int]:
-        return (self.reason, self.category, self.params, self.line)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Rule):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
+    reason: str
+    category: str | None = None
+    params: tuple[str, ...] = ()
+    line: int = 0
 
     def matches(self, name: str, category: str) -> bool:
         if self.category is not None and self.category == category:
             return True
         return self.params != () and self._pattern.match(name)
 
-    @property
+    @cached_property
     def _pattern(self) -> GlobSet:
         """The globs as one GlobSet (fnmatchcase semantics), made once per rule."""
-        if self._globs is None:
-            self._globs = GlobSet(self.params)
-        return self._globs
+        return GlobSet(self.params)
 
     @property
     def label(self) -> str:
         return f"category {self.category}" if self.category else ", ".join(self.params)
+
+
+class Acknowledgement(NamedTuple):
+    """An overlay entry that accepts one finding of a named launch or model, with a reason.
+
+    It matches the finding by its text and, for a finding about a Gazebo model, the model's
+    sha256: like a delta's ``was``, it goes stale when the finding changes (or the model's bytes
+    do), and check then fails until it is re-reviewed."""
+
+    finding: str
+    reason: str
+    line: int
+    launch: str | None = None  # a declared launch's name
+    model: str | None = None  # a model role (e.g. sitl_models) or path
+    sha256: str | None = None  # the model's bytes the finding was read from
 
 
 class Section(NamedTuple):
@@ -91,26 +83,18 @@ class Section(NamedTuple):
     params: tuple[str, ...]
 
 
+@dataclass(frozen=True)  # no slots: the lookups below are cached_property
 class Overlay:
     """An overlay file: the base role, what it leaves out or keeps, its sections and deltas."""
 
-    def __init__(
-        self,
-        file: str,
-        sha256: str,
-        base: str,
-        exclude: tuple[Rule, ...],
-        include: tuple[Rule, ...],
-        sections: tuple[Section, ...],
-        deltas: tuple[Delta, ...],
-    ) -> None:
-        self.file = file
-        self.sha256 = sha256
-        self.base = base
-        self.exclude = exclude
-        self.include = include
-        self.sections = sections
-        self.deltas = deltas
+    file: str
+    sha256: str
+    base: str
+    exclude: tuple[Rule, ...]
+    include: tuple[Rule, ...]
+    sections: tuple[Section, ...]
+    deltas: tuple[Delta, ...]
+    acknowledged: tuple[Acknowledgement, ...] = ()
 
     def excluded_categories(self) -> frozenset[str]:
         """Categories left out as a whole (SITL's own values are the right ones there)."""
@@ -175,13 +159,33 @@ def _number(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> float:
     return value
 
 
+# The longest reason an overlay may give (the shipped overlays' longest is 327): a reason is
+# a line or two a reviewer reads, and it is copied into the derived file and the report, which
+# `check` reads back under files.TEXT_LIMIT. A 1 MB reason was written by derive and refused
+# by check; now the overlay is refused where it is read, for every command alike.
+MAX_REASON = 1000
+
+
+def _reason(doc: YamlDoc, path: tuple[Any, ...], raw: Any, what: str) -> str:
+    """A reason's text, white space collapsed ("" when absent), at most MAX_REASON long."""
+    reason = " ".join((text(doc, path, raw) if raw is not None else "").split())
+    if len(reason) > MAX_REASON:
+        raise doc.error(
+            path,
+            f"{what} has a reason of {len(reason)} characters, over paramdiff's limit of "
+            f"{MAX_REASON}",
+            "shorten it to a line or two; link the details with ref:",
+        )
+    return reason
+
+
 def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     rules = []
     for i, item in enumerate(sequence(doc, ("select", key), raw)):
         path = ("select", key, i)
         check_keys(doc, path, item, {"reason"}, {"category", "params"})
-        reason = text(doc, (*path, "reason"), item["reason"]) if item["reason"] is not None else ""
-        if not reason.strip():
+        reason = _reason(doc, (*path, "reason"), item["reason"], f"select.{key}[{i}]")
+        if not reason:
             raise doc.error(path, f"select.{key}[{i}] has no reason", "say why in one line")
         if ("category" in item) == ("params" in item):
             raise doc.error(
@@ -191,7 +195,7 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
             )
         rules.append(
             Rule(
-                reason=" ".join(reason.split()),
+                reason=reason,
                 category=text(doc, (*path, "category"), item["category"])
                 if "category" in item
                 else None,
@@ -202,21 +206,10 @@ def _rules(doc: YamlDoc, key: str, raw: Any) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay:
-    doc = load_yaml(data, file, parsed)
-    raw = check_keys(doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections"})
-    version(doc, raw["version"], 1, "use version: 1")
-    select = mapping(doc, ("select",), raw.get("select"))
-    check_keys(doc, ("select",), select, set(), {"exclude", "include"})
-    sections = []
-    for i, s in enumerate(sequence(doc, ("sections",), raw.get("sections"))):
-        path = ("sections", i)
-        check_keys(doc, path, s, {"name", "params"}, set())
-        params = globs(doc, (*path, "params"), s["params"])
-        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
+def _deltas(doc: YamlDoc, raw: Any) -> list[Delta]:
     deltas = []
     seen: dict[str, int] = {}
-    for i, d in enumerate(sequence(doc, ("deltas",), raw["deltas"])):
+    for i, d in enumerate(sequence(doc, ("deltas",), raw)):
         path = ("deltas", i)
         check_keys(doc, path, d, {"param", "value", "was", "reason"}, {"ref"})
         name = text(doc, (*path, "param"), d["param"])
@@ -230,9 +223,7 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
                 "keep one delta per parameter",
             )
         seen[name] = doc.line(path)
-        reason = " ".join(
-            (text(doc, (*path, "reason"), d["reason"]) if d["reason"] is not None else "").split()
-        )
+        reason = _reason(doc, (*path, "reason"), d["reason"], f"delta {name}")
         if not reason:
             raise doc.error(
                 (*path, "reason"),
@@ -251,6 +242,24 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
                 line=doc.line(path),
             )
         )
+    return deltas
+
+
+def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Overlay:
+    doc = load_yaml(data, file, memo)
+    raw = check_keys(
+        doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections", "acknowledged"}
+    )
+    version(doc, raw["version"], 1, "use version: 1")
+    select = mapping(doc, ("select",), raw.get("select"))
+    check_keys(doc, ("select",), select, set(), {"exclude", "include"})
+    sections = []
+    for i, s in enumerate(sequence(doc, ("sections",), raw.get("sections"))):
+        path = ("sections", i)
+        check_keys(doc, path, s, {"name", "params"}, set())
+        params = globs(doc, (*path, "params"), s["params"])
+        sections.append(Section(text(doc, (*path, "name"), s["name"]), params))
+    deltas = _deltas(doc, raw["deltas"])
     overlay = Overlay(
         file=file,
         sha256=sha256_of(data),
@@ -259,19 +268,55 @@ def parse_overlay(data: bytes, file: str, parsed: Path | None = None) -> Overlay
         include=_rules(doc, "include", select.get("include")),
         sections=tuple(sections),
         deltas=tuple(deltas),
+        acknowledged=_acknowledged(doc, raw.get("acknowledged")),
     )
     doc.remember()  # accepted: its parse may be kept
     return overlay
 
 
-def load_overlay(root: Path, rel: str, parsed: Path | None = None) -> Overlay:
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgement, ...]:
+    out = []
+    for i, a in enumerate(sequence(doc, ("acknowledged",), raw)):
+        path = ("acknowledged", i)
+        check_keys(doc, path, a, {"finding", "reason"}, {"launch", "model", "sha256"})
+        if ("launch" in a) == ("model" in a):
+            raise doc.error(
+                path,
+                "an acknowledgement names exactly one of 'launch' or 'model'",
+                "write launch: NAME (a declared launch) or model: ROLE (e.g. sitl_models)",
+            )
+        reason = " ".join(text(doc, (*path, "reason"), a["reason"]).split())
+        sha = text(doc, (*path, "sha256"), a["sha256"]) if "sha256" in a else None
+        if sha is not None and not SHA256_RE.match(sha):
+            raise doc.error(
+                (*path, "sha256"),
+                f"sha256 {sha!r} is not 64 lower-case hex digits",
+                "copy the model's sha256 from sources.lock or the report",
+            )
+        out.append(
+            Acknowledgement(
+                finding=" ".join(text(doc, (*path, "finding"), a["finding"]).split()),
+                reason=reason,
+                line=doc.line(path),
+                launch=text(doc, (*path, "launch"), a["launch"]) if "launch" in a else None,
+                model=text(doc, (*path, "model"), a["model"]) if "model" in a else None,
+                sha256=sha,
+            )
+        )
+    return tuple(out)
+
+
+def load_overlay(root: Path, rel: str, memo: ParsedMemo | None = None) -> Overlay:
     try:
         data = read_regular(project_path(root, rel), limit=TEXT_LIMIT, label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"
         ) from None
-    return parse_overlay(data, rel, parsed)
+    return parse_overlay(data, rel, memo)
 
 
 def validate_deltas(

@@ -7,6 +7,7 @@ with errors that name the key path, the line and the fix.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
@@ -25,7 +26,7 @@ from .validators import (
     text,
     version,
 )
-from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
+from .yamlfile import KeyPath, ParsedMemo, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
 
@@ -34,6 +35,31 @@ FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
 TRANSPORTS = ("https", "git", "mirror")
 
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# Profile and pin names become file names (reports/<profile>-<pin>.md, `{pin}` in a path) and
+# words in commands and reports: letters, digits, '.', '_' and '-', never a control
+# character, a space, a '/' or a leading '.' or '-' (`..`, `-x`).
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_name(doc: YamlDoc, path: KeyPath, kind: str, name: object) -> str:
+    """A profile or pin name as NAME_RE allows it, else an Error naming its line."""
+    if isinstance(name, str) and NAME_RE.fullmatch(name) and len(name) <= 64:
+        return name
+    raise doc.error(
+        path,
+        f"{kind} name {quote(repr(name))} is not a plain name",
+        "use at most 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+        "(it becomes part of file names)",
+    )
+
+
+class DeclaredLaunch(NamedTuple):
+    """One launch a profile's team uses (``launches:``): the command line as typed."""
+
+    name: str
+    command: str
+    line: int
+    model: str | None = None  # the Gazebo model a JSON launch runs: a role or a path
 
 
 class SourceSpec(NamedTuple):
@@ -53,43 +79,26 @@ class SourceSpec(NamedTuple):
         return f"{self.role} ({self.repo}@{ref or self.ref} {self.path})"
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(slots=True)
 class Profile:
     """One vehicle in sources.yaml: its pins, roles, overlay, derived and report paths, SITL
     frame."""
 
-    def __init__(
-        self,
-        name: str,
-        description: str,
-        default_pin: str,
-        pins: dict[str, dict[str, SourceSpec]],
-        joint_roles: dict[str, int] | None = None,
-        script_params: tuple[ScriptParams, ...] = (),
-        overlay: str | None = None,
-        derived: str | None = None,
-        report: str | None = None,
-        target_models: tuple[str, ...] = (),
-        frames: dict[str, tuple[str, ...]] | None = None,
-        sitl_frame: str | None = None,
-        sitl_vehicle: str | None = None,
-        vehicle_noun: str = "vehicle",
-    ) -> None:
-        self.name = name
-        self.description = description
-        self.default_pin = default_pin
-        self.pins = pins
-        self.joint_roles = {} if joint_roles is None else joint_roles
-        self.script_params = script_params
-        self.overlay = overlay
-        self.derived = derived
-        self.report = report
-        self.target_models = target_models
-        self.frames = {} if frames is None else frames
-        self.sitl_frame = sitl_frame
-        self.sitl_vehicle = sitl_vehicle  # sim_vehicle.py -v, e.g. Rover or ArduSub
-        self.vehicle_noun = vehicle_noun  # how the report names it: "the boat turns the wrong way"
+    name: str
+    description: str
+    default_pin: str
+    pins: dict[str, dict[str, SourceSpec]]
+    joint_roles: dict[str, int] = field(default_factory=dict)
+    script_params: tuple[ScriptParams, ...] = ()
+    overlay: str | None = None
+    derived: str | None = None
+    report: str | None = None
+    target_models: tuple[str, ...] = ()
+    frames: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sitl_frame: str | None = None
+    sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
+    vehicle_noun: str = "vehicle"  # how the report names it: "the boat turns the wrong way"
+    launches: tuple[DeclaredLaunch, ...] = ()  # the first one check verifies goes in the header
 
     def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
         pin = pin or self.default_pin
@@ -111,16 +120,14 @@ class Profile:
         return bool(self.derived and "{pin}" in self.derived)
 
 
+@dataclass(slots=True)
 class Config:
     """sources.yaml: the categories and every profile."""
 
-    def __init__(
-        self, file: str, root: Path, categories: tuple[Category, ...], profiles: dict[str, Profile]
-    ) -> None:
-        self.file = file
-        self.root = root
-        self.categories = categories
-        self.profiles = profiles
+    file: str
+    root: Path
+    categories: tuple[Category, ...]
+    profiles: dict[str, Profile]
 
     def profile(self, name: str | None) -> Profile:
         if name is None:
@@ -195,6 +202,7 @@ PROFILE_KEYS = {
     "sitl_frame",
     "sitl_vehicle",
     "vehicle_noun",
+    "launches",
 }
 
 
@@ -237,6 +245,7 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         if "sitl_vehicle" in raw
         else None,
         vehicle_noun=text(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
+        launches=_launches(doc, (*path, "launches"), raw.get("launches"), pins),
     )
 
 
@@ -265,6 +274,7 @@ def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:
         ppath = (*path, pin)
         if not isinstance(pin, str):
             raise doc.error(ppath, f"pin {pin!r} must be a quoted string", f"write '{pin}':")
+        check_name(doc, ppath, "pin", pin)
         if not isinstance(roles, dict) or not roles:
             raise doc.error(ppath, f"pin '{pin}' must map roles to sources", "add roles")
         specs: dict[str, SourceSpec] = {}
@@ -340,6 +350,45 @@ def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tupl
     return frames
 
 
+def _launches(
+    doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins
+) -> tuple[DeclaredLaunch, ...]:
+    """Each launch: a command line, or {name, command, model}; read as SITL would (so a typo
+    fails here, on its line), names unique."""
+    from ..errors import UsageError
+    from ..parse.launch import parse_launch
+
+    out: list[DeclaredLaunch] = []
+    for i, item in enumerate(sequence(doc, path, raw)):
+        lpath = (*path, i)
+        if isinstance(item, str):
+            item = {"command": item}
+        check_keys(doc, lpath, item, {"command"}, {"name", "model"})
+        command = text(doc, (*lpath, "command"), item["command"])
+        try:
+            parse_launch(command)
+        except UsageError as exc:
+            raise doc.error((*lpath, "command"), exc.what, exc.fix or "fix the command") from None
+        name = text(doc, (*lpath, "name"), item["name"]) if "name" in item else command
+        if any(d.name == name for d in out):
+            raise doc.error(lpath, f"two launches are named {name!r}", "give each its own name")
+        model = None
+        if "model" in item:
+            model = text(doc, (*lpath, "model"), item["model"])
+            if ROLE_RE.match(model):
+                for pin, specs in pins.items():
+                    if model not in specs or specs[model].format != "sdf":
+                        raise doc.error(
+                            (*lpath, "model"),
+                            f"launch model '{model}' is not an sdf role of pin '{pin}'",
+                            "name an sdf role (e.g. sitl_models) or a model path",
+                        )
+            else:
+                check_relpath(model, doc, (*lpath, "model"))
+        out.append(DeclaredLaunch(name, command, doc.line(lpath), model))
+    return tuple(out)
+
+
 def _target_models(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[str, ...]:
     """Models `check` requires to match: sdf roles of every pin, or paths in this repo."""
     targets = sequence(doc, path, raw.get("target_models"))
@@ -382,8 +431,8 @@ def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:
     )
 
 
-def parse_config(data: bytes, file: str, root: Path, parsed: Path | None = None) -> Config:
-    doc = load_yaml(data, file, parsed)
+def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = None) -> Config:
+    doc = load_yaml(data, file, memo)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
     version(doc, raw["version"], 1, "use version: 1")
     categories = tuple(
@@ -394,6 +443,8 @@ def parse_config(data: bytes, file: str, root: Path, parsed: Path | None = None)
     if not isinstance(profiles_raw, dict) or not profiles_raw:
         raise doc.error(("profiles",), "'profiles' must name at least one profile", "add one")
     mapping(doc, ("profiles",), profiles_raw)  # profile names are strings
+    for name in profiles_raw:
+        check_name(doc, ("profiles", name), "profile", name)
     profiles = {
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()
@@ -402,8 +453,8 @@ def parse_config(data: bytes, file: str, root: Path, parsed: Path | None = None)
     return Config(file=file, root=root, categories=categories, profiles=profiles)
 
 
-def load_config(root: Path, parsed: Path | None = None) -> Config:
-    """``parsed``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
+def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:
+    """``memo``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
     path = project_path(root, SOURCES_FILE)
     try:
         data = read_regular(path, limit=TEXT_LIMIT, label=SOURCES_FILE)
@@ -412,4 +463,4 @@ def load_config(root: Path, parsed: Path | None = None) -> Config:
             f"no {SOURCES_FILE} in {root}",
             f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
         ) from None
-    return parse_config(data, SOURCES_FILE, root, parsed)
+    return parse_config(data, SOURCES_FILE, root, memo)

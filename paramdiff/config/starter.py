@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -18,9 +18,11 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError, ParamdiffError
-from ..files import project_path, write_atomic
+from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from .overlay import parse_overlay
 from .sources import SOURCES_FILE, Config, parse_config
+from .yaml12 import Dumper
+from .yamlfile import load_yaml
 
 HEADER = """\
 # sources.yaml — which upstream files describe the vehicle, per pin; written by
@@ -30,11 +32,26 @@ HEADER = """\
 """
 
 
+# What an adopter needs beside sources.yaml and the overlay, written only where absent: the
+# CI workflow and a pre-commit configuration (package data, kept equal to this repository's
+# files by a test). An existing one is the repository's own and stays as it is.
+ADOPTER_FILES = {
+    ".github/workflows/paramdiff.yml": "workflows/paramdiff.yml",
+    ".pre-commit-config.yaml": "pre-commit-config.yaml",
+}
+GITIGNORE = ".gitignore"
+# What paramdiff leaves in a project that is no one's to commit: the file `fetch` locks while
+# it writes sources.lock, and a temp file a killed write leaves (files.write_atomic's names).
+IGNORED = (".sources.lock.lock", ".*.paramdiff-*.tmp")
+
+
 @dataclass(frozen=True)
 class Starter:
-    """The files `init` writes for one profile."""
+    """The files `init` writes for one profile: ``files`` must all be new (sources.yaml
+    first), ``optional`` ones are written only where absent."""
 
-    files: dict[str, bytes]  # relative path -> bytes, sources.yaml first
+    files: dict[str, bytes]  # relative path -> bytes
+    optional: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def paths(self) -> list[str]:
@@ -69,10 +86,15 @@ def starter(profile: str, derived: str | None) -> Starter:
             f"paramdiff's profile '{profile}' has no overlay to start from",
             "choose a profile with an overlay",
         )
-    raw = yaml.safe_load(shipped(SOURCES_FILE))  # the same document, checked just above
+    raw = load_yaml(shipped(SOURCES_FILE), SOURCES_FILE).data  # the document checked above
     prof: dict[str, Any] = dict(raw["profiles"][profile])
     if derived is not None:
         _check_relative(derived)
+        # A declared launch that loads the derived file loads it from its new path.
+        old = prof.get("derived")
+        prof["launches"] = [_moved(item, old, derived) for item in prof.get("launches") or []]
+        if not prof["launches"]:
+            del prof["launches"]
         prof["derived"] = derived
     overlay_name = posixpath.basename(chosen.overlay)
     overlay_data = shipped(f"overlays/{overlay_name}")
@@ -82,12 +104,22 @@ def starter(profile: str, derived: str | None) -> Starter:
     # Models kept in this repository do not exist in another one; pinned roles travel.
     prof["target_models"] = [t for t in chosen.target_models if t in roles]
     doc = {"version": 1, "categories": raw.get("categories") or [], "profiles": {profile: prof}}
-    text = HEADER.format(profile=profile) + yaml.safe_dump(
-        doc, sort_keys=False, allow_unicode=True, width=100
+    text = HEADER.format(profile=profile) + yaml.dump(
+        doc, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100
     )
     data = text.encode()
     parse_config(data, SOURCES_FILE, Path("."))  # what we write, paramdiff reads
-    return Starter({SOURCES_FILE: data, prof["overlay"]: overlay_data})
+    optional = {rel: shipped(name) for rel, name in ADOPTER_FILES.items()}
+    return Starter({SOURCES_FILE: data, prof["overlay"]: overlay_data}, optional)
+
+
+def _moved(item: Any, old: str | None, new: str) -> Any:
+    """A launch (a command or {command, ...}) with the derived path ``old`` replaced."""
+    if not old:
+        return item
+    if isinstance(item, str):
+        return item.replace(old, new)
+    return {**item, "command": str(item.get("command", "")).replace(old, new)}
 
 
 def _check_relative(path: str) -> None:
@@ -100,17 +132,36 @@ def _check_relative(path: str) -> None:
 
 
 def write_starter(root: Path, s: Starter) -> list[str]:
-    """Write every file, or none: every target and the folders on its way are checked before
-    the first byte is written (an existing file is never overwritten, a symlink out of the
-    project is refused), and a write that still fails removes what this run created."""
+    """Write every file, or none, and say what was done, one line each: every target and
+    the folders on its way are checked before the first byte is written (an existing file is
+    never overwritten — an optional one is kept —, a symlink out of the project is refused),
+    ``.gitignore`` gets the lines of IGNORED it lacks, and a write that still fails removes
+    what this run created."""
     targets = {rel: _free_target(root, rel) for rel in s.paths}
+    optional = {}
+    kept = []
+    for rel in s.optional:
+        if _exists(root, rel):
+            kept.append(f"{rel} kept (it exists; paramdiff's is in paramdiff/data)")
+        else:
+            optional[rel] = _free_target(root, rel)
+    ignore_path = project_path(root, GITIGNORE)
+    ignore = _ignore_lines(ignore_path)
     created: list[Path] = []  # files and folders this run made, in order
+    done = []
     try:
-        for rel, data in s.files.items():
-            path = targets[rel]
+        for rel, data in [*s.files.items(), *((r, s.optional[r]) for r in optional)]:
+            path = targets.get(rel) or optional[rel]
             created += [p for p in reversed(path.parents) if not p.exists()]
             write_atomic(path, data)
             created.append(path)
+            done.append(f"{rel} written")
+        if ignore is not None:
+            existed = ignore_path.exists()
+            write_atomic(ignore_path, ignore[0])
+            if not existed:
+                created.append(ignore_path)
+            done.append(f"{GITIGNORE}: {', '.join(ignore[1])} added")
     except ParamdiffError:
         for made in reversed(created):
             with contextlib.suppress(OSError):
@@ -119,7 +170,28 @@ def write_starter(root: Path, s: Starter) -> list[str]:
                 else:
                     made.unlink()
         raise
-    return s.paths
+    return [*done, *kept]
+
+
+def _exists(root: Path, rel: str) -> bool:
+    path = project_path(root, rel)  # a symlink on the way out of the project: refused
+    return path.exists() or path.is_symlink()
+
+
+def _ignore_lines(path: Path) -> tuple[bytes, list[str]] | None:
+    """``.gitignore``'s new bytes and the IGNORED lines it gains, or None when it has them
+    all (idempotent: a second init adds nothing). A missing file is created."""
+    try:
+        old = read_regular(path, limit=TEXT_LIMIT, label=GITIGNORE)
+    except FileNotFoundError:
+        old = b""
+    have = {line.strip() for line in old.decode("utf-8", "replace").splitlines()}
+    missing = [line for line in IGNORED if line not in have]
+    if not missing:
+        return None
+    head = old if not old or old.endswith(b"\n") else old + b"\n"
+    block = "# paramdiff: its lock file and interrupted writes' temp files\n"
+    return head + (block + "\n".join(missing) + "\n").encode(), missing
 
 
 def _free_target(root: Path, rel: str) -> Path:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError, quote
-from ..files import read_parsed, write_parsed
 
 if TYPE_CHECKING:  # PyYAML is imported only when a document is parsed (not found in the cache)
     import yaml
 
 KeyPath = tuple[str | int, ...]
-YAML_KIND = "yaml"
+# The parsed-entry kind: "yaml12" since plain scalars resolve by YAML 1.2's core schema
+# (config/yaml12.py); entries kept by the YAML 1.1 reader ("yaml") are never read.
+YAML_KIND = "yaml12"
 # Lists and mappings nested deeper than this are refused on the event stream: paramdiff's
 # deepest file (sources.lock: profiles/pin/role/includes/item/key) nests 6, and the loaders
 # (composer, constructor, our line index) recurse once per level, so ~1000 levels were a
@@ -22,33 +23,33 @@ YAML_KIND = "yaml"
 MAX_DEPTH = 64
 
 
+class ParsedMemo(Protocol):
+    """Where parsed documents are kept per sha256 of their bytes: upstream.cache.Cache's
+    parsed entries (verified plain text)."""
+
+    def read_parsed(self, kind: str, source_sha256: str) -> list[bytes] | None: ...
+
+    def write_parsed(self, kind: str, source_sha256: str, payload: bytes) -> None: ...
+
+
 @cache
 def safe_loader() -> Any:
-    """The C-accelerated safe loader when libyaml is present; both build plain data only."""
-    import yaml
+    """The safe loader (C-accelerated when libyaml is present; plain data only) resolving
+    plain scalars by YAML 1.2's core schema (config/yaml12.py)."""
+    from .yaml12 import loader_class
 
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return loader_class()
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(slots=True)
 class YamlDoc:
     """The data of a YAML file plus the 1-based line of each key path."""
 
-    __slots__ = ("data", "file", "lines", "pending")
-
-    def __init__(
-        self,
-        file: str,
-        data: Any,
-        lines: dict[KeyPath, int] | None = None,
-        pending: tuple[Path, str] | None = None,
-    ) -> None:
-        self.file = file
-        self.data = data
-        self.lines = {} if lines is None else lines
-        # (cache directory, sha256 of the bytes) when the document was parsed and may be kept
-        self.pending = pending
+    file: str
+    data: Any
+    lines: dict[KeyPath, int] = field(default_factory=dict)
+    # (the memo, sha256 of the bytes) when the document was parsed and may be kept
+    pending: tuple[ParsedMemo, str] | None = None
 
     def remember(self) -> None:
         """Keep the parsed document in the cache: called once the file was accepted, so a
@@ -73,28 +74,28 @@ def key_name(path: KeyPath) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
-def load_yaml(data: bytes, file: str, parsed: Path | None = None) -> YamlDoc:
+def load_yaml(data: bytes, file: str, memo: ParsedMemo | None = None) -> YamlDoc:
     """Parse with the safe loader only; refuse duplicate keys (YAML keeps the last silently).
 
-    ``parsed``: a cache directory where the document (data and line numbers) is kept per
-    sha256 of ``data`` as JSON (files.py's verified parsed entries), so a warm run neither
-    parses nor imports PyYAML. Only a document that JSON carries exactly is kept, and only
-    when the caller accepted it (``YamlDoc.remember``).
+    ``memo``: where the document (data and line numbers) is kept per sha256 of ``data`` as
+    JSON (the cache's verified parsed entries), so a warm run neither parses nor imports
+    PyYAML. Only a document that JSON carries exactly is kept, and only when the caller
+    accepted it (``YamlDoc.remember``).
     """
-    if parsed is not None:
+    if memo is not None:
         from ..digests import sha256_of
 
         digest = sha256_of(data)
-        doc = _cached_doc(parsed, digest, file)
+        doc = _cached_doc(memo, digest, file)
         if doc is None:
             doc = _parse(data, file)
-            doc.pending = (parsed, digest)
+            doc.pending = (memo, digest)
         return doc
     return _parse(data, file)
 
 
-def _cached_doc(parsed: Path, digest: str, file: str) -> YamlDoc | None:
-    lines = read_parsed(parsed, YAML_KIND, digest)
+def _cached_doc(memo: ParsedMemo, digest: str, file: str) -> YamlDoc | None:
+    lines = memo.read_parsed(YAML_KIND, digest)
     if lines is None or len(lines) != 1:
         return None
     try:
@@ -108,11 +109,11 @@ def _cached_doc(parsed: Path, digest: str, file: str) -> YamlDoc | None:
         return None
 
 
-def _keep_doc(parsed: Path, digest: str, doc: YamlDoc) -> None:
+def _keep_doc(memo: ParsedMemo, digest: str, doc: YamlDoc) -> None:
     if not _json_exact(doc.data):
         return  # a date, a set, a non-string key...: JSON would change its type
     where = [[list(path), line] for path, line in doc.lines.items()]
-    write_parsed(parsed, YAML_KIND, digest, json.dumps([doc.data, where]).encode())
+    memo.write_parsed(YAML_KIND, digest, json.dumps([doc.data, where]).encode())
 
 
 def _json_exact(value: Any) -> bool:
@@ -136,6 +137,8 @@ def _parse(data: bytes, file: str) -> YamlDoc:
         raise ConfigError(
             "not UTF-8 text", "save the file as UTF-8", file=file, line=line
         ) from None
+    from .yaml12 import Refused
+
     try:
         _refuse_aliases(text, file)  # before anything builds or walks the document
         node, value = _compose_and_construct(text)
@@ -149,6 +152,8 @@ def _parse(data: bytes, file: str) -> YamlDoc:
             file=file,
             line=1,
         ) from None
+    except Refused as exc:
+        raise ConfigError(exc.what, exc.fix, file=file, line=exc.line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -159,12 +164,31 @@ def _parse(data: bytes, file: str) -> YamlDoc:
     return doc
 
 
+def load_shipped(text: str, file: str) -> Any:
+    """The data of a YAML file paramdiff ships (anchors allowed: renames.yaml uses them),
+    read by the same YAML 1.2 rules as every other YAML file."""
+    import yaml
+
+    from .yaml12 import Refused
+
+    try:
+        return _compose_and_construct(text)[1]
+    except Refused as exc:
+        raise ConfigError(exc.what, exc.fix, file=file, line=exc.line) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", "fix the file", file=file) from None
+
+
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     """One parse for both the node tree (lines) and the data (what ``yaml.load`` does with
     the same safe loader: plain data only)."""
+    from .yaml12 import check_scalars
+
     loader = safe_loader()(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            check_scalars(node)  # a scalar YAML 1.1 and 1.2 read differently: refused
         return node, (loader.construct_document(node) if node is not None else None)
     finally:
         loader.dispose()
@@ -229,13 +253,12 @@ def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
 
 
 def dump_yaml(data: Any) -> str:
-    """Deterministic YAML: sorted keys, block style, no aliases."""
+    """Deterministic YAML: sorted keys, block style, no aliases; a string either YAML schema
+    would read as something else is quoted (config/yaml12.py Dumper)."""
     import yaml
 
-    class NoAliasDumper(yaml.SafeDumper):
-        def ignore_aliases(self, data: Any) -> bool:
-            return True
+    from .yaml12 import Dumper
 
     return yaml.dump(
-        data, Dumper=NoAliasDumper, sort_keys=True, default_flow_style=False, allow_unicode=True
+        data, Dumper=Dumper, sort_keys=True, default_flow_style=False, allow_unicode=True
     )

@@ -61,6 +61,15 @@ def check_name(name: str) -> tuple[str, str] | None:
             f"{NAME_MAX} and its loader would silently skip this line",
             "correct the name against the firmware's parameter list",
         )
+    if not NAME_RE.match(name) and NAME_RE.match(name.upper()):
+        # AP_Param::find (libraries/AP_Param/AP_Param.cpp, ardupilot@00bc4884) compares a
+        # group's prefix (SERVO, RC, BATT...) with strncmp and a Vector3f's _X/_Y/_Z suffix
+        # exactly, so `servo1_function 74` sets nothing in SITL: refused here, never uppercased.
+        return (
+            f"name '{quote(name)}' is not upper-case; ArduPilot matches parameter names "
+            "case-sensitively (AP_Param::find) and ignores this line",
+            f"write it as {name.upper()}",
+        )
     if not NAME_RE.match(name):
         return (
             f"name '{quote(name)}' is not a parameter name (upper-case letters, digits and _, "

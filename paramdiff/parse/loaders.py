@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..model.values import NAME_MAX, NAME_RE, float32
@@ -31,20 +32,18 @@ class LoadedValue(NamedTuple):
     line: int  # 1-based physical line of the file
     byte: int = 1  # 1-based byte in that line where the program's "line" began
     comment: str = ""  # ArduPilot Methodic Configurator keeps a trailing # comment
+    read_only: bool = False  # ArduPilot: a third token that is exactly @READONLY
 
 
+@dataclass(slots=True)
 class Loaded:
-    """What one loader made of a file (a plain class, not @dataclass: the dataclasses module
-    imports inspect, ~4 ms a process, and each class costs ~0.3 ms to create; measured)."""
+    """What one loader made of a file."""
 
-    __slots__ = ("conflicts", "loader", "refused", "skipped", "values")
-
-    def __init__(self, loader: str) -> None:
-        self.loader = loader
-        self.values: dict[str, LoadedValue] = {}
-        self.skipped: list[tuple[int, str]] = []
-        self.refused: tuple[int, str] | None = None  # the program rejects the whole file
-        self.conflicts: list[tuple[int, str]] = []  # value depends on timing
+    loader: str
+    values: dict[str, LoadedValue] = field(default_factory=dict)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    refused: tuple[int, str] | None = None  # the program rejects the whole file
+    conflicts: list[tuple[int, str]] = field(default_factory=list)  # value depends on timing
 
     def set(self, value: LoadedValue) -> None:
         self.values[value.name] = value  # a later line wins; first position is kept
@@ -205,8 +204,13 @@ def ardupilot_defaults(data: bytes, *, size: int = 98, drop: int = 0) -> Loaded:
     ``AP_Param::parse_param_line``: a "line" whose first byte is ``#`` is skipped; tokens are
     split on ``", =\t\r\n"`` (strtok_r); a name over AP_MAX_NAME_SIZE (16) is skipped,
     so is FORMAT_VERSION under SITL; the value is ``strtof`` of the second token (0 when it
-    is not a number); a third token only matters as ``@READONLY``. ``AP_Param::find`` matches
-    names with ``strcasecmp``, so case does not matter, and skips unknown names silently;
+    is not a number); a third token only matters when it is exactly ``@READONLY`` (strcmp:
+    the value is then loaded read-only; any other third token, and a fourth, are ignored).
+    ``AP_Param::find`` compares a group's prefix (``SERVO`` of SERVO1_FUNCTION) with
+    ``strncmp`` and a Vector3f's ``_X``/``_Y``/``_Z`` exactly, so a name that is not
+    upper-case is skipped here (only a top-level scalar, compared with ``strcasecmp``, would
+    match; paramdiff refuses every such name, so none reaches a file it writes); unknown
+    names are skipped silently;
     ``set_float`` ignores NaN and infinity. Every line calls ``set_float``: the last wins —
     but each line also becomes a ``param_overrides`` entry and ``get_default_value`` returns
     the *first* one, which is what ``AP_Param::load`` and ``setup_object_defaults`` use for
@@ -225,7 +229,7 @@ def ardupilot_defaults(data: bytes, *, size: int = 98, drop: int = 0) -> Loaded:
             if tokens:
                 out.skipped.append((line, f"no value after {tokens[0]!r}"))
             continue
-        name = tokens[0].decode("latin-1").upper()
+        name = tokens[0].decode("latin-1")
         if len(tokens[0]) > NAME_MAX or not NAME_RE.match(name) or name == "FORMAT_VERSION":
             out.skipped.append((line, f"no parameter is called {tokens[0]!r}"))
             continue
@@ -245,7 +249,8 @@ def ardupilot_defaults(data: bytes, *, size: int = 98, drop: int = 0) -> Loaded:
                     "the parameter's object is set up",
                 )
             )
-        out.set(LoadedValue(name, value, line, byte))
+        read_only = len(tokens) > 2 and tokens[2] == b"@READONLY"
+        out.set(LoadedValue(name, value, line, byte, read_only=read_only))
     return out
 
 

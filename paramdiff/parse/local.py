@@ -47,7 +47,9 @@ def local_source(
     def read_include(inc: str) -> bytes:
         # The parser checked the path as written; this checks where it really leads
         # (a symlink inside the tree may point out of it).
-        if not Path(inc).resolve().is_relative_to(include_root):
+        # os.path.realpath, not Path.resolve: a symlink loop makes resolve raise
+        # RuntimeError; realpath returns a path, and the read below names the loop.
+        if not Path(os.path.realpath(inc)).is_relative_to(include_root):
             raise InputError(
                 f"%include '{quote(inc)}' leads outside the include root {include_root}",
                 "fix the include path, or pass --root",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from ..errors import InputError, quote
-from ..model.params import Diagnostic, Origin, Param, ParamFile
+from ..model.params import READ_ONLY_FLAG, Diagnostic, Origin, Param, ParamFile
 from ..model.values import check_name, format_value, parse_number, same_value
 
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
@@ -51,6 +52,13 @@ def decode(data: bytes, file: str) -> list[str]:
         raise InputError(
             "file is empty", "check the path, or fetch the file again", file=file, line=1
         )
+    if utf16_text(data):
+        raise InputError(
+            "UTF-16 text, not a parameter file as ArduPilot reads one (ASCII)",
+            "save the file as UTF-8 (parameter files are ASCII)",
+            file=file,
+            line=1,
+        )
     nul = data.find(b"\0")
     if nul >= 0:
         raise InputError(
@@ -71,13 +79,32 @@ def decode(data: bytes, file: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+def utf16_text(data: bytes) -> bool:
+    """Whether ``data`` looks like UTF-16 or UTF-32 text: a BOM, or NUL beside ASCII in the
+    first two characters (a UTF-8 file never starts so)."""
+    head = data[:4]
+    return head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+        len(head) == 4
+        and (head[1] == 0 or head[0] == 0)
+        and head.strip(b"\0").isascii()
+        and any(head)
+        and head.count(0) >= 2
+    )
+
+
+def _xml_head(data: bytes) -> bool:
+    """Whether the file starts with "<" (after a BOM and white space; UTF-16 as well)."""
+    head = data[:4096]
+    if utf16_text(head):
+        head = head.replace(b"\0", b"").lstrip(b"\xff\xfe")
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
+
+
 def detect_format(data: bytes, file: str = "") -> str:
     lower = file.lower()
-    if lower.endswith((".sdf", ".xml", ".world")):
+    if lower.endswith((".sdf", ".xml", ".world")) or _xml_head(data):
         return "sdf"
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"<"):
-        return "sdf"
     if lower.endswith(".json"):
         return "pdef"
     for raw in head.decode("utf-8", "replace").splitlines():
@@ -111,12 +138,12 @@ MAX_PARAMS = 20_000
 MAX_WARNINGS = 1_000
 
 
+@dataclass(frozen=True, slots=True)
 class _Collector:
     """Adds rows in order, turning every problem into an error or (lenient) a warning."""
 
-    def __init__(self, out: ParamFile, lenient: bool) -> None:
-        self.out = out
-        self.lenient = lenient
+    out: ParamFile
+    lenient: bool
 
     def problem(self, file: str, line: int, message: str, fix: str) -> None:
         diag = Diagnostic(file, line, message, fix)
@@ -235,17 +262,35 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
                 "write NAME VALUE, or comment the line out with #",
             )
             continue
-        if len(tokens) > 2:
-            col.problem(
-                file,
-                n,
-                f"unexpected text after the value: '{quote(' '.join(tokens[2:]))}'",
-                "remove it, or put it after a # as a comment (ArduPilot ignores it silently)",
-            )
+        read_only = len(tokens) == 3 and tokens[2] == READ_ONLY_FLAG
+        if len(tokens) > 2 and not read_only:
+            _after_value(col, file, n, tokens[2:])
             continue
         row = col.value_row(file, n, tokens[0], tokens[1], comment)
         if row:
-            col.add(row)
+            col.add(row._replace(read_only=True) if read_only else row)
+
+
+def _after_value(col: _Collector, file: str, n: int, extra: list[str]) -> None:
+    """Text after ``NAME VALUE`` other than exactly ``@READONLY``: ArduPilot's
+    parse_param_line (libraries/AP_Param/AP_Param.cpp, ardupilot@00bc4884) compares a third
+    token with strcmp against "@READONLY" and ignores anything else without a word."""
+    if extra[0].upper() == READ_ONLY_FLAG and len(extra) == 1:
+        col.problem(
+            file,
+            n,
+            f"'{quote(extra[0])}' is not ArduPilot's read-only flag (it compares the exact "
+            f"text {READ_ONLY_FLAG}) and would load the value as writable",
+            f"write {READ_ONLY_FLAG}",
+        )
+        return
+    col.problem(
+        file,
+        n,
+        f"unexpected text after the value: '{quote(' '.join(extra))}'",
+        f"remove it, or put it after a # as a comment (ArduPilot ignores it silently; only "
+        f"a single {READ_ONLY_FLAG} is read)",
+    )
 
 
 def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
@@ -270,7 +315,8 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
                 "fix the columns",
             )
             continue
-        if not _ascii_int(type_text) or int(type_text) not in QGC_TYPES:
+        # (length first: int() of a 5,000-digit column raised ValueError, exit 3)
+        if not _ascii_int(type_text) or len(type_text) > 2 or int(type_text) not in QGC_TYPES:
             col.problem(
                 file,
                 n,
@@ -289,19 +335,15 @@ IncludeReader = Callable[[str], bytes]
 INCLUDE_DEPTH_LIMIT = 32
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(slots=True)
 class _IncludeContext:
     """One top-level parse's includes: how to read them, where they must stay, and each
     file's rows parsed once (a diamond of includes costs one parse per file, not 2^depth)."""
 
-    __slots__ = ("lenient", "parsed", "read", "root")
-
-    def __init__(self, read: IncludeReader | None, root: str, lenient: bool) -> None:
-        self.read = read
-        self.root = root  # "" = repository-relative paths that may not climb; else a directory
-        self.lenient = lenient
-        self.parsed: dict[str, ParamFile] = {}
+    read: IncludeReader | None
+    root: str  # "" = repository-relative paths that may not climb; else a directory
+    lenient: bool
+    parsed: dict[str, ParamFile] = field(default_factory=dict)
 
 
 def include_inside(path: str, root: str) -> bool:
@@ -359,6 +401,11 @@ def _include(
     """Merge the rows of one ``%include`` line, each with this line prepended to its chain."""
     path = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
     shown = quote(target)
+    if not target.strip():
+        col.problem(
+            file, n, f"%include '{shown}' names no file", "write the path of the file to include"
+        )
+        return
     if posixpath.isabs(target) or not include_inside(path, ctx.root):
         where = "the repository" if not ctx.root else "the include root"
         fix = "fix the include path" if not ctx.root else "fix the include path, or pass --root"
@@ -386,7 +433,8 @@ def _include(
     sub = ctx.parsed.get(path)
     if sub is None:
         sub = ParamFile(file=path, format="blueos")
-        _parse_blueos(decode(ctx.read(path), path), path, _Collector(sub, ctx.lenient), ctx, stack)
+        data = _read_include(ctx.read, file, n, target, path)
+        _parse_blueos(decode(data, path), path, _Collector(sub, ctx.lenient), ctx, stack)
         ctx.parsed[path] = sub
     here = Origin(file, n)
     for p in sub.params.values():
@@ -394,6 +442,27 @@ def _include(
     for w in sub.warnings:
         if w not in col.out.warnings:
             col.out.warnings.append(w)
+
+
+def _read_include(read: IncludeReader, file: str, n: int, target: str, path: str) -> bytes:
+    """The bytes of an included file; a file that cannot be read (missing, a directory, a
+    FIFO, a symlink loop...) is an error at the ``%include`` line that names it."""
+    shown = quote(target)
+    try:
+        return read(path)
+    except FileNotFoundError:
+        raise InputError(
+            f"%include '{shown}' ({quote(path)}): no such file",
+            "fix the include path",
+            file=file,
+            line=n,
+        ) from None
+    except InputError as exc:
+        if exc.line is not None:
+            raise  # a problem inside that file, already at its own line
+        raise InputError(
+            f"%include '{shown}' ({quote(path)}): {exc.what}", exc.fix, file=file, line=n
+        ) from None
 
 
 def parse_params(

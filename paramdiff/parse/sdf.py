@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from ..errors import InputError, quote
 from ..model.params import Diagnostic, Fact, Param, ParamFile
 from ..model.values import format_value, parse_number
-from .params import decode
+from .params import utf16_text
 
 DEFAULTS = {"servo_min": 1000.0, "servo_max": 2000.0, "offset": 0.0, "multiplier": 1.0}
 DEFAULT_TYPE = "VELOCITY"
@@ -78,6 +78,39 @@ class Channel(NamedTuple):
         return self.multiplier * (min(max((pwm - self.servo_min) / span, 0.0), 1.0) + self.offset)
 
 
+def check_sdf_bytes(data: bytes, file: str) -> None:
+    """An SDF model is UTF-8 XML text: an empty file, UTF-16/32 text or a NUL byte is an
+    SDF error here (it was "binary data, not a parameter file", the params reader's words)."""
+    if not data.strip():
+        raise InputError(
+            "SDF file is empty", "check the path, or fetch the model again", file=file, line=1
+        )
+    if utf16_text(data):
+        raise InputError(
+            "SDF model is UTF-16 text; paramdiff reads SDF models as UTF-8 XML",
+            'save the model as UTF-8 (and say encoding="UTF-8" in its <?xml?> line, if any)',
+            file=file,
+            line=1,
+        )
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(
+            "NUL byte in an SDF model (binary data, not XML text)",
+            "pass the model's .sdf text file",
+            file=file,
+            line=data[:nul].count(b"\n") + 1,
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            "SDF model is not UTF-8 text",
+            "save the model as UTF-8",
+            file=file,
+            line=data[: exc.start].count(b"\n") + 1,
+        ) from None
+
+
 @functools.lru_cache(maxsize=32)
 def _parse_xml(data: bytes, file: str) -> Any:
     """Parse with defusedxml, remembering the source line of every element.
@@ -98,7 +131,7 @@ def _parse_xml(data: bytes, file: str) -> Any:
             elem.set("__line__", str(self.parser.parser.CurrentLineNumber))
             return elem
 
-    decode(data, file)  # same empty / binary / UTF-8 errors as every other format
+    check_sdf_bytes(data, file)
     builder = LineBuilder()
     parser = DefusedXMLParser(target=builder, forbid_dtd=False, forbid_entities=True)
     builder.parser = parser
@@ -160,6 +193,17 @@ def read_channels(data: bytes, file: str) -> tuple[list[Channel], list[Fact]]:
             'pass the model.sdf whose <plugin filename="ArduPilotPlugin"> drives the vehicle',
             file=file,
             line=1,
+        )
+    if len(blocks) > 1:
+        # gz-sim makes one system per <plugin> element, so each block is its own
+        # ArduPilotPlugin with its own fdm_port_in (read from its SDF; default 9002) and its
+        # own SITL: one parameter set describes one of them, and which one is the user's call.
+        raise InputError(
+            f"a second ArduPilotPlugin block (the first at line {_line(blocks[0])}); Gazebo "
+            "runs each as its own plugin, driven by its own SITL",
+            "keep one ArduPilotPlugin in the model paramdiff compares (one model per vehicle)",
+            file=file,
+            line=_line(blocks[1]),
         )
     channels: list[Channel] = []
     facts: list[Fact] = []
@@ -288,11 +332,9 @@ def parse_sdf(
     data: bytes,
     file: str,
     joint_roles: dict[str, int] | None = None,
-    read: tuple[list[Channel], list[Fact]] | None = None,
 ) -> ParamFile:
-    """The SERVOn_* rows an SDF's control channels imply, plus the facts that have no parameter.
-    ``read``: the model's read_channels, when the caller has them (kept in the cache)."""
-    channels, facts = read if read is not None else read_channels(data, file)
+    """The SERVOn_* rows an SDF's control channels imply, plus the facts that have no parameter."""
+    channels, facts = read_channels(data, file)
     out = ParamFile(file=file, format="sdf", facts=facts)
     names: set[str] = set()
     joint_roles = joint_roles or {}

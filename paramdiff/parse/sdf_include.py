@@ -24,62 +24,17 @@ the sibling folders of the model's folder, then ``GZ_SIM_RESOURCE_PATH``.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..errors import InputError, quote
-from ..model.values import NUMBER_RE
+from ..errors import InputError
 from .sdf import _line, _local, _parse_xml
+from .sdf_frames import Pose, Vec, parse_numbers, parse_pose
 from .sdf_paths import (
     Resolver,
     _child,
     _model_name,
 )
-
-Vec = tuple[float, float, float]
-Mat = tuple[Vec, Vec, Vec]
-IDENTITY: Mat = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-
-
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
-class Pose:
-    """A frame placed in another: position and rotation matrix (columns = the frame's axes)."""
-
-    __slots__ = ("p", "r")
-
-    def __init__(self, p: Vec = (0.0, 0.0, 0.0), r: Mat = IDENTITY) -> None:
-        self.p = p
-        self.r = r
-
-    def rotate(self, v: Vec) -> Vec:
-        return (
-            self.r[0][0] * v[0] + self.r[0][1] * v[1] + self.r[0][2] * v[2],
-            self.r[1][0] * v[0] + self.r[1][1] * v[1] + self.r[1][2] * v[2],
-            self.r[2][0] * v[0] + self.r[2][1] * v[1] + self.r[2][2] * v[2],
-        )
-
-    def __mul__(self, other: Pose) -> Pose:
-        """This frame's pose composed with ``other`` expressed in it."""
-        moved = self.rotate(other.p)
-        cols = [self.rotate((other.r[0][j], other.r[1][j], other.r[2][j])) for j in range(3)]
-        rot: Mat = (
-            (cols[0][0], cols[1][0], cols[2][0]),
-            (cols[0][1], cols[1][1], cols[2][1]),
-            (cols[0][2], cols[1][2], cols[2][2]),
-        )
-        return Pose((self.p[0] + moved[0], self.p[1] + moved[1], self.p[2] + moved[2]), rot)
-
-
-def rpy(roll: float, pitch: float, yaw: float) -> Mat:
-    """Rz(yaw)·Ry(pitch)·Rx(roll), as sdformat / gz-math build a pose's rotation."""
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return (
-        (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
-        (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
-        (-sp, cp * sr, cp * cr),
-    )
 
 
 class Link(NamedTuple):
@@ -102,56 +57,15 @@ class Joint(NamedTuple):
     line: int
 
 
+@dataclass(slots=True)
 class ModelTree:
     """Links and joints of a model and everything it includes, in the top model's frame."""
 
-    __slots__ = ("file", "includes", "joints", "links", "name")
-
-    def __init__(self, name: str, file: str) -> None:
-        self.name = name
-        self.file = file
-        self.links: dict[str, Link] = {}
-        self.joints: dict[str, Joint] = {}
-        self.includes: list[str] = []  # files merged in, in include order
-
-
-def _numbers(elem: Any, file: str, count: int, what: str) -> list[float]:
-    """``count`` numbers in ArduPilot's ASCII grammar (values.NUMBER_RE, as every other number
-    paramdiff reads): ``float()`` alone would take Arabic-Indic or full-width digits."""
-    text = (elem.text or "").split()
-    values = [float(t) for t in text if NUMBER_RE.match(t)]
-    # A model is metres and radians: 1e9 is already absurd, and 1e308 overflowed the geometry.
-    if len(text) != count or len(values) != count or not all(abs(v) <= 1e9 for v in values):
-        raise InputError(
-            f"<{what}> '{quote((elem.text or '').strip())}' is not {count} numbers "
-            "(ASCII digits 0-9, each within ±1e9)",
-            f"write {count} numbers separated by spaces",
-            file=file,
-            line=_line(elem),
-        )
-    return values
-
-
-def parse_pose(elem: Any, file: str) -> Pose:
-    if elem is None or not (elem.text or "").strip():
-        return Pose()
-    if elem.get("rotation_format", "euler_rpy") == "quat_xyzw":
-        x, y, z, qx, qy, qz, qw = _numbers(elem, file, 7, "pose")
-        return Pose((x, y, z), _quat(qx, qy, qz, qw))
-    x, y, z, r, p, yaw = _numbers(elem, file, 6, "pose")
-    if elem.get("degrees", "false").strip().lower() in ("true", "1"):
-        r, p, yaw = math.radians(r), math.radians(p), math.radians(yaw)
-    return Pose((x, y, z), rpy(r, p, yaw))
-
-
-def _quat(x: float, y: float, z: float, w: float) -> Mat:
-    n = math.sqrt(x * x + y * y + z * z + w * w) or 1.0
-    x, y, z, w = x / n, y / n, z / n, w / n
-    return (
-        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
-        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
-        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
-    )
+    name: str
+    file: str
+    links: dict[str, Link] = field(default_factory=dict)
+    joints: dict[str, Joint] = field(default_factory=dict)
+    includes: list[str] = field(default_factory=list)  # files merged in, in include order
 
 
 # sdformat merges every <include> it meets, so a model that includes the next one twice, 25
@@ -291,7 +205,7 @@ class _Merger:
         xyz: Vec = (0.0, 0.0, 1.0)
         frame = joint_frame
         if xyz_elem is not None:
-            x, y, z = _numbers(xyz_elem, file, 3, "xyz")
+            x, y, z = parse_numbers(xyz_elem, file, 3, "xyz")
             xyz = (x, y, z)
             legacy = _text(_child(axis_elem, "use_parent_model_frame")).lower() in ("1", "true")
             if xyz_elem.get("expressed_in", "") == "__model__" or legacy:

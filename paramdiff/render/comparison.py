@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from ..model.params import READ_ONLY_MARK
 from ..model.values import format_value
 from ..stages.compare import ABSENT, NR, Comparison
 from ..stages.renames import Rename
@@ -38,7 +39,8 @@ def _column(comp: Comparison, role: str, names: list[str]) -> list[str]:
         elif param is None:
             out.append(ABSENT if represent(name) else NR)
         else:
-            out.append(label(param.name, param.value) if label else format_value(param.value))
+            text = label(param.name, param.value) if label else format_value(param.value)
+            out.append(text + READ_ONLY_MARK if param.read_only else text)
     return out
 
 
@@ -269,6 +271,7 @@ def _value_json(comp: Comparison, role: str, name: str) -> dict[str, Any] | str 
         "file": p.file,
         "line": p.line,
         **({"note": p.note} if p.note else {}),
+        **({"read_only": True} if p.read_only else {}),
         **({"overrides": [f"{o} = {t}" for o, t in p.overrides]} if p.overrides else {}),
         **({"included_via": [str(o) for o in p.chain]} if p.chain else {}),
     }

@@ -34,9 +34,10 @@ def layer_md(
     order = " → ".join(s.file.file.rsplit("/", 1)[-1] for s in layers.layers)
     vehicle = derived.vehicle or "<vehicle>"
     yield (
-        f"`sim_vehicle.py -v {vehicle} -f {layers.frame} --add-param-file={derived.target}` loads "
+        f"{vehicle}'s frame `{layers.frame}` (sim_vehicle.py -f) stacked under the derived file "
+        f"loads {order}; the last file wins (each declared launch has its own stack under "
+        "Launches)."
     )
-    yield f"{order}; the last file wins."
     yield ""
     if metadata is not None:
         yield firmware_defaults(layers, metadata)

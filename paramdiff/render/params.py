@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
@@ -30,6 +30,7 @@ from ..model.values import format_value
 from ..parse.loaders import LOADERS, disagreements
 from ..parse.params import write_rows
 from ..stages.derive import DERIVE_FORMATS, Derived, Line
+from .safe_text import visible
 from .sinks import join_lines
 
 if TYPE_CHECKING:
@@ -42,10 +43,11 @@ _BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def _printable(text: str) -> str:
-    """``text`` with every other control character (tab, NUL, ...) as a space."""
+    """``text`` with a tab as a space and every other control character made visible
+    (``\\x1b``; render/safe_text.py), before it is wrapped: the escapes count in the 98 bytes."""
     if text.isprintable():  # no Cc/Cf character at all (nearly every text): nothing to replace
         return text
-    return "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
+    return visible(text.replace("\t", " "))
 
 
 def _fit(word: str, room: int) -> tuple[str, str]:
@@ -104,18 +106,14 @@ def _where(ln: Line, base: Source) -> tuple[str, int]:
     return rel, ln.shipped.line
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+@dataclass(slots=True)
 class _Run:
     """Parameter lines from consecutive lines of one file: ``# role[:file]:first-last``."""
 
-    __slots__ = ("file", "first", "last", "role")
-
-    def __init__(self, role: str, file: str, first: int, last: int) -> None:
-        self.role = role
-        self.file = file
-        self.first = first
-        self.last = last
+    role: str
+    file: str
+    first: int
+    last: int
 
     def label(self) -> str:
         where = f"{self.file}:" if self.file else ""
@@ -207,25 +205,42 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
             for r, ps in d.excluded.items()
         )
         yield f"Left out on purpose: {left}; see the report."
+    read_only = [ln.name for ln in d.lines if ln.shipped is not None and ln.shipped.read_only]
+    if read_only:
+        # MAVProxy and Mission Planner before 1.3.75 skip a line of three fields (see
+        # parse/loaders.py), so the flag is named here and never written on the line.
+        yield (
+            f"Read-only in the shipped file (NAME VALUE @READONLY; written here as NAME VALUE, "
+            f"which every loader reads): {', '.join(read_only)}."
+        )
     yield ""
     yield from _loading(d)
 
 
 def _loading(d: Derived) -> Iterator[str]:
+    if d.load_with is not None:
+        command, files = d.load_with
+        yield "Load it with (the first launch the profile declares that `paramdiff check`"
+        yield "verifies; each declared launch has its section in the report):"
+        yield f"  {command}"
+        yield f"It loads {' then '.join(files)}; the last file loaded wins."
+        if " -w" not in f" {command}":
+            yield "Add -w to wipe parameters stored by an earlier run: they win over every file."
+        return
     if d.vehicle is None:
         return
-    yield "Load it with:"
-    frame = f" -f {d.frame}" if d.frame else ""
-    yield f"  sim_vehicle.py -v {d.vehicle}{frame} --add-param-file={d.target}"
+    if d.launches_declared:
+        yield "No launch line: none of the launches the profile declares passes"
+        yield "`paramdiff check` (see the report's launch sections)."
+        return
+    # Only a launch check verified goes here; say how to get one.
+    yield "No launch line: the profile declares no launches (`launches:` in sources.yaml);"
+    yield "`paramdiff check` verifies each declared launch and the first that passes goes here."
     if d.frame:
-        yield f"The frame's defaults load first ({' then '.join(d.frame_files)})."
+        yield f"sim_vehicle.py's frame {d.frame} loads {' then '.join(d.frame_files)} first."
         if d.frame_outputs:
             yield f"They set {' / '.join(d.frame_outputs)}."
         yield "The last file loaded wins, so this file sets every output parameter explicitly."
-    else:
-        yield "sim_vehicle.py loads its own frame defaults first; they are not pinned in"
-        yield "sources.yaml, so `paramdiff layers` cannot say which of them survive."
-    yield "Use -w to wipe stored parameters."
 
 
 def _header_lines(d: Derived, fmt: str) -> Iterator[str]:
@@ -313,7 +328,8 @@ def verify_loaders(lines: Sequence[str], d: Derived, sep: str = " ") -> None:
 
 
 # Compiled by read_provenance (re's cache): `derive` never reads its provenance back.
-_RUN_RE = r"# (\w+):(?:(.+):)?(\d+)(?:-(\d+))?$"
+# (at most 9 digits: a longer "line number" is no run header, and int() of 5,000 digits raised)
+_RUN_RE = r"# (\w+):(?:(.+):)?(\d{1,9})(?:-(\d{1,9}))?$"
 _DELTA_RE = r"# DELTA (overlay:\d+):"
 _PARAM_RE = r"([A-Z][A-Z_0-9]*)[ ,]"
 

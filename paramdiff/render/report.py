@@ -1,25 +1,21 @@
-"""The markdown a reviewer reads in a pull request: what the sources disagree on, what we chose."""
+"""The markdown a reviewer reads in a pull request: what the sources disagree on, what we chose.
+The model section and the picture beside the report are report_model.py's."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from functools import cached_property
 
-from ..config.sources import Profile
-from ..files import project_path
-from ..model.metadata import Metadata
 from ..model.values import format_value, same_value
-from ..parse.sdf import Channel
-from ..stages.channels import Finding
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
-from ..stages.derive import Derived
-from ..stages.geometry import Geometry
-from ..stages.layers import SitlRun
 from .comparison import render
 from .layers import layer_md
-from .sinks import Output
-from .svg import render_svg
+from .report_inputs import ReportInputs
+from .report_model import channel_section
+
+# paramdiff/cli.py imports these two from here (the click CLI may import report_model's)
+from .report_model import render_picture as render_picture
+from .report_model import svg_output as svg_output
 from .texttable import markdown_table
 
 STATUS_KEY = [
@@ -37,47 +33,6 @@ STATUS_KEY = [
     ("deliberate delta", "the derived file changes the shipped value, for the reason given"),
     ("stale", "a delta's `was` no longer matches upstream; derive and check refuse until reviewed"),
 ]
-
-
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
-class ReportInputs:
-    """Everything one profile's report shows."""
-
-    def __init__(
-        self,
-        profile: Profile,
-        pin: str,
-        comparison: Comparison,
-        derived: Derived,
-        model_channels: list[Channel],
-        findings: list[Finding],
-        sitl: SitlRun | None,
-        geometry: Geometry | None = None,  # the model's channels read from its geometry
-        metadata: Metadata | None = None,  # the pin's own firmware
-        firmwares: dict[str, Metadata] | None = None,  # every pinned metadata
-    ) -> None:
-        self.profile = profile
-        self.pin = pin
-        self.comparison = comparison
-        self.derived = derived
-        self.model_channels = model_channels
-        self.findings = findings
-        self.sitl = sitl
-        self.geometry = geometry
-        self.metadata = metadata
-        self.firmwares = {} if firmwares is None else firmwares
-
-    @cached_property
-    def derived_params(self) -> dict[str, float]:
-        """The derived file's name -> value, made once per report (it was once per row)."""
-        return self.derived.params()
-
-    @cached_property
-    def tally(self) -> Counter[tuple[str, Status]]:
-        """Rows per (category, status), counted once per report: the summary, the partial
-        line and the full table's heading read it (the heading's own count was 0.2 ms)."""
-        return Counter((r.category, r.status) for r in self.comparison.rows.values())
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
@@ -160,10 +115,11 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _status_key,
         _summary,
         _disagreements,
-        _channels,
+        channel_section,
         _deltas,
         _left_out,
         _sitl,
+        _launches,
         _warnings,
         _full_table,
     ):
@@ -315,133 +271,6 @@ def _derived_cell(inp: ReportInputs, name: str) -> str:
     return (meta.label(name, dv) if meta else format_value(dv)) + delta
 
 
-CHANNEL_HEADERS = [
-    "channel",
-    "output",
-    "joint",
-    "position (x, y, z m)",
-    "servo range",
-    "neutral PWM",
-    "multiplier",
-    "type",
-    "runs as",
-    "geometry says",
-]
-
-
-def svg_path(report_path: str) -> str:
-    """The top view lives next to the report: reports/blueboat-4.7.md -> .svg."""
-    return (report_path[:-3] if report_path.endswith(".md") else report_path) + ".svg"
-
-
-def svg_output(report: Output) -> Output:
-    """Where the report's top view goes: beside it, same stem, same regenerating command."""
-    label = svg_path(report.label)
-    if report.root is not None:  # a project file: the picture must stay in the project too
-        inside = project_path(report.root, label, generated=True)
-        return Output(inside, label, report.fix, report.root)
-    path = report.path.with_name(svg_path(report.path.name)) if report.path else None
-    return Output(path, label, report.fix)
-
-
-def render_picture(inp: ReportInputs) -> Iterator[str]:
-    """The top view (render.svg) of the model the report's channel section checks."""
-    if inp.geometry is None:
-        return iter(())
-    title = f"{inp.profile.name} (pin {inp.pin}): {inp.comparison.source('sitl_models').path}"
-    return render_svg(title, inp.geometry)
-
-
-def _channels(inp: ReportInputs) -> Iterator[str]:
-    picture = svg_path(inp.profile.report_path(inp.pin) or "report.md").rsplit("/", 1)[-1]
-    yield "## Channel mapping: derived file vs the sitl_models Gazebo model"
-    yield ""
-    yield f"![Top view of the model's actuators]({picture})"
-    yield ""
-    yield (
-        f"[{picture}]({picture}): top view of the model's actuators (includes merged), each "
-        "with its output, the function SITL runs it as and its spin or thrust; red with the "
-        "finding numbers below where something disagrees."
-    )
-    yield ""
-    yield (
-        'Per `<control channel="N">` (0-based, channel 0 = SERVO1): '
-        "`cmd = multiplier * (clamp((pwm - servo_min)/(servo_max - servo_min), 0, 1) + offset)`; "
-        "neutral PWM = `servo_min - offset*(servo_max - servo_min)`."
-    )
-    yield ""
-    yield from _geometry_note(inp.geometry)
-    rows = [_channel_row(inp, ch) for ch in inp.model_channels]
-    yield from markdown_table(CHANNEL_HEADERS, rows)
-    yield ""
-    yield from _channel_findings(inp)
-    yield ""
-
-
-def _geometry_note(geometry: Geometry | None) -> Iterator[str]:
-    if geometry is None:
-        return
-    yield (
-        f"Roles from geometry: {geometry.frame}. Positions are the driven link's origin in the "
-        "Gazebo model frame (x forward, y left, z up, metres); ArduPilot's motor tables are in "
-        "its body frame FRD (x forward, y right, z down). The parameters are what SITL runs: "
-        "the frame defaults, then the derived file."
-    )
-    yield ""
-    for note in geometry.notes:
-        yield f"- {note}"
-    if geometry.notes:
-        yield ""
-
-
-def _channel_row(inp: ReportInputs, ch: Channel) -> list[str]:
-    meta, n = inp.comparison.metadata, ch.output
-    views = inp.geometry.views if inp.geometry else []
-    view = next((v for v in views if v.actuator.channel == ch), None)
-    name = f"SERVO{n}_FUNCTION"
-    func = view.function if view is not None else inp.derived_params.get(name)
-    runs = "—" if func is None else (meta.label(name, func) if meta else format_value(func))
-    says, where = "—", "—"
-    if view is not None:
-        where = ", ".join(f"{c:+.3f}" for c in view.actuator.position)
-        if view.expected is not None:
-            says = meta.label(name, view.expected) if meta else str(view.expected)
-        if view.kind == "rotor":
-            says += ", spins " + ("CCW" if view.spin == 1 else "CW")
-    servo_range = f"{format_value(ch.servo_min)}–{format_value(ch.servo_max)}"
-    return [
-        str(ch.channel),
-        f"SERVO{n}",
-        ch.joint,
-        where,
-        servo_range,
-        format_value(ch.neutral_pwm),
-        format_value(ch.multiplier),
-        ch.type,
-        runs,
-        says,
-    ]
-
-
-def _channel_findings(inp: ReportInputs) -> Iterator[str]:
-    if not inp.findings:
-        yield "No mismatches: every channel agrees with what SITL runs."
-        return
-    yield (
-        f"**{len(inp.findings)} mismatches** — with this model the derived file would "
-        "not drive the vehicle as the real one is driven:"
-    )
-    yield ""
-    for number, f in enumerate(inp.findings, 1):
-        yield f"{number}. {f}{f.fix_text()}"
-    yield ""
-    yield (
-        "The derived file keeps the shipped output mapping (it describes the real vehicle); "
-        "the model is what should change, as listed per channel. "
-        "`paramdiff check --model <model.sdf>` verifies a fixed model."
-    )
-
-
 def _deltas(inp: ReportInputs) -> Iterator[str]:
     d = inp.derived
     yield "## Overlay: deliberate deltas"
@@ -494,6 +323,13 @@ def _sitl(inp: ReportInputs) -> Iterator[str]:
         inp.sitl.layers, inp.derived, inp.sitl.flags, inp.sitl.accepted, inp.metadata
     )
     yield ""
+
+
+def _launches(inp: ReportInputs) -> Iterator[str]:
+    if inp.launches:  # render.launch imports the launch package: only when there are some
+        from .launch import launch_md
+
+        yield from launch_md(inp.launches, inp.derived.overlay.file)
 
 
 def _warnings(inp: ReportInputs) -> Iterator[str]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 
 from ..stages.review import Attention, DeltaChange, ProfileReview, Review, RoleMove
+from .safe_text import visible_lines
 from .texttable import markdown_cell, markdown_table
 
 MARKDOWN_LIMIT = 60_000
@@ -24,19 +25,20 @@ def render_json(r: Review) -> Iterator[str]:
     for p, prof in zip(data["profiles"], r.profiles, strict=True):
         for m, move in zip(p["moves"], prof.moves, strict=True):
             m["compare_url"] = move.compare_url
-    yield json.dumps(data, indent=1, ensure_ascii=False)
+    # ASCII: every control, bidi or other non-ASCII character is a \\u escape, valid JSON
+    yield json.dumps(data, indent=1)
 
 
 def render_markdown(r: Review, base_arg: str | None = None) -> Iterator[str]:
     """The largest version of the review that stays under ``MARKDOWN_LIMIT`` characters."""
     full = f"paramdiff review {base_arg or r.base_commit[:12]} --format json"
     lines: list[str] = []
-    for cap in ROW_CAPS:
-        lines = list(_markdown(r, cap, full))
+    for cap in ROW_CAPS:  # made visible before measuring: an escape counts in the limit
+        lines = visible_lines(list(_markdown(r, cap, full)))
         if sum(len(ln) + 1 for ln in lines) <= MARKDOWN_LIMIT:
             break
     else:  # even counts alone are too long (hundreds of profiles): the summary only
-        lines = list(_summary(r, full))
+        lines = visible_lines(list(_summary(r, full)))
     yield from lines
 
 

@@ -10,14 +10,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import DriftError, UsageError
+from ..errors import DriftError, InputError, UsageError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
+from ..outputs import ProjectFiles, checked_output
+from .safe_text import visible
 
 
 def join_lines(lines: Iterable[str]) -> str:
-    """Each line and a newline (one join in C: a report's ~1,900 lines were a generator's)."""
+    """Each line and a newline (one join in C: a report's ~1,900 lines were a generator's),
+    control characters made visible (safe_text: no ESC or bidi override reaches a file)."""
     lines = lines if isinstance(lines, list) else list(lines)
-    return "\n".join(lines) + "\n" if lines else ""
+    return visible("\n".join(lines) + "\n") if lines else ""
 
 
 class CheckResult(NamedTuple):
@@ -61,14 +64,25 @@ class Output(NamedTuple):
     label: str
     fix: str
     root: Path | None = None  # the project, when the path is one of its files (not -o)
+    guard: ProjectFiles | None = None  # for -o: what it may not overwrite (outputs.py)
 
 
-def output_for(root: Path, output: Path | None, default: str | None, fix: str) -> Output:
-    """``-o PATH`` (``-`` for stdout) if given, else the profile's default path."""
+def output_for(
+    root: Path,
+    output: Path | None,
+    default: str | None,
+    fix: str,
+    guard: ProjectFiles | None = None,
+) -> Output:
+    """``-o PATH`` (``-`` for stdout) if given, else the profile's default path. A path the
+    user named passes ``checked_output`` against ``guard`` (the project's files but this
+    command's own), never over an input or another output, never through a link out."""
     if output is not None and str(output) == "-":
         return Output(None, "-", fix)
     if output is not None:
-        return Output(output, str(output), fix)
+        if guard is not None:
+            checked_output(output, guard)
+        return Output(output, str(output), fix, guard=guard)
     if default is None:
         raise UsageError("give -o PATH (or -o - for stdout) for this format")
     return Output(project_path(root, default, generated=True), default, fix, root)
@@ -82,7 +96,7 @@ def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[tuple[st
     """
     if output.path is None:
         for line in lines:
-            yield line + "\n", False
+            yield visible(line) + "\n", False
         return
     if check:
         result = check_file(output.path, lines, output.label)
@@ -91,5 +105,14 @@ def emit(lines: Iterable[str], output: Output, check: bool) -> Iterator[tuple[st
             raise DriftError([f"{output.label} is out of date"], f"run: {output.fix}")
         yield f"{output.label} is up to date\n", True
         return
-    written = write_atomic(output.path, join_lines(lines).encode())
+    data = join_lines(lines).encode()
+    if len(data) > TEXT_LIMIT:
+        # `check` reads a committed derived file or report back under TEXT_LIMIT: never write
+        # what it would then refuse.
+        raise InputError(
+            f"would be {len(data)} bytes, over the {TEXT_LIMIT}-byte limit paramdiff reads back",
+            "shorten what makes it long (the overlay's reasons, the parameters it carries)",
+            file=output.label,
+        )
+    written = write_atomic(output.path, data)
     yield f"{output.label} {'written' if written else 'unchanged'}\n", True

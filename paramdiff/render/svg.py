@@ -13,12 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..stages.geometry import CCW, CW, Geometry, View
+from ..stages.actuators import CCW, CW, Geometry, View
+from .safe_text import visible
 
 
 def escape(text: str) -> str:
-    """``&``, ``<`` and ``>`` as entities, as ``xml.sax.saxutils.escape`` writes them (that
-    module imports urllib.request, and with it http.client and ssl, for this one function)."""
+    """Control characters made visible (safe_text), then ``&``, ``<`` and ``>`` as entities,
+    as ``xml.sax.saxutils.escape`` writes them (that module imports urllib.request, and with
+    it http.client and ssl, for this one function)."""
+    text = visible(text)  # XML 1.0 cannot hold C0 controls; none reaches a viewer either
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -16,6 +16,8 @@ from collections.abc import Iterator, Sequence
 from itertools import compress, count
 from operator import itemgetter
 
+from .safe_text import has_unsafe, visible
+
 
 def _column_widths(rows: Sequence[Sequence[str]]) -> list[int]:
     """The longest cell of each column (one column at a time: a `diff` of a thousand files
@@ -47,13 +49,30 @@ def markdown_cell(text: str) -> str:
     no blanks at either end (metadata display names sometimes end in one), and ``<`` outside
     code spans written as ``&lt;``: GitHub drops what looks like an HTML tag (``<include>``
     vanished), and an overlay's reason must not open ``<details>`` or hide a comment marker."""
-    flat = str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+    flat = visible(str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip())
     if "<" not in flat:  # most cells: nothing to escape (a report has ~10,000)
         return flat
     parts = flat.split("`")
     if len(parts) % 2 == 0:  # an unmatched backtick: no code span to keep
         return flat.replace("<", "&lt;")
     return "`".join(p if i % 2 else p.replace("<", "&lt;") for i, p in enumerate(parts))
+
+
+def _visible_rows(rows: Sequence[Sequence[str]]) -> Sequence[Sequence[str]]:
+    """``rows`` with control characters made visible before the cells are measured and cut;
+    one search over every cell first (nearly every table has none), then only a row that has
+    one is copied."""
+    try:
+        cells = ["".join(row) for row in rows]
+    except TypeError:  # a cell that is not a str yet
+        cells = ["".join(map(str, row)) for row in rows]
+    if not has_unsafe("\t".join(cells)):
+        return rows
+    out = list(rows)
+    for i, joined in enumerate(cells):
+        if has_unsafe(joined):
+            out[i] = [visible(str(c)) for c in rows[i]]
+    return out
 
 
 def markdown_table(
@@ -79,6 +98,8 @@ def _markdown_cells(row: Sequence[str]) -> list[str]:
     except TypeError:  # a cell that is not a str yet
         return [markdown_cell(c) for c in row]
     if "|" in joined or "\r" in joined or "\n" in joined or "<" in joined:
+        return [markdown_cell(c) for c in row]
+    if has_unsafe(joined):  # a control character: markdown_cell makes it visible
         return [markdown_cell(c) for c in row]
     return [c.strip() for c in row]
 
@@ -106,6 +127,8 @@ def table(
     if markdown:
         yield from markdown_table(headers, rows)
         return
+    headers = [visible(h) for h in headers]
+    rows = _visible_rows(rows)
     widths = _column_widths(rows) if rows else [0] * len(headers)
     if cell_max is not None and max(widths, default=0) > cell_max:
         rows, widths = _cut(rows, widths, cell_max)

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..model.metadata import Metadata
-from ..model.params import Diagnostic, Fact, Param
+from ..model.params import READ_ONLY_MARK, Diagnostic, Fact, Param
 from ..model.source import Source
 from ..model.values import format_value, same_value
 from .classify import Classifier
 from .renames import Pairing, Rename, pair_renames
+
+# The category of a row no classifier placed (a local file whose firmware's metadata is not
+# in this project's cache: see local_meta.py), said as such rather than left blank.
+UNCATEGORISED = "uncategorised"
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,8 +35,6 @@ class Verdict(Enum):
 SHORT_STATUS_ROLES = 8
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
 class Status:
     """A row's verdict and the roles it names; its text is what tables and CSV show. Equal
     and hashed by verdict, roles and renamed."""
@@ -97,26 +100,17 @@ class Row(NamedTuple):
     display_name: str
 
 
+@dataclass(eq=False)  # no slots: ``frame`` is a cached_property
 class Comparison:
     """The aligned table of several sources: one row per name, with provenance."""
 
-    def __init__(
-        self,
-        sources: list[Source],
-        rows: dict[str, Row],  # every name any source has, sorted
-        params: dict[str, dict[str, Param]],  # role -> name -> row, for provenance
-        metadata: Metadata | None,
-        facts: list[tuple[str, Fact]] | None = None,
-        warnings: list[tuple[str, Diagnostic]] | None = None,
-        renames: dict[str, Pairing] | None = None,  # row name (the new one) -> pair
-    ) -> None:
-        self.sources = sources
-        self.rows = rows
-        self.params = params
-        self.metadata = metadata
-        self.facts = [] if facts is None else facts
-        self.warnings = [] if warnings is None else warnings
-        self.renames = {} if renames is None else renames
+    sources: list[Source]
+    rows: dict[str, Row]  # every name any source has, sorted
+    params: dict[str, dict[str, Param]]  # role -> name -> row, for provenance
+    metadata: Metadata | None
+    facts: list[tuple[str, Fact]] = field(default_factory=list)
+    warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
+    renames: dict[str, Pairing] = field(default_factory=dict)  # row name (the new one) -> pair
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -199,6 +193,8 @@ class Comparison:
             return ABSENT if self._by_role[role].file.can_represent(name) else NR
         meta = self._meta_by_role[role]
         text = meta.label(param.name, param.value) if meta else format_value(param.value)
+        if param.read_only:
+            text += READ_ONLY_MARK
         if pairing is None or param.name == name or pairing.rename.conversion.identity:
             return text
         converted = pairing.rename.conversion.apply(
@@ -308,7 +304,7 @@ class _RowMaker:
                 break
         return Row(
             self.status(verdict, roles, renamed),
-            self.classify(name)[0] if self.classify else "",
+            self.classify(name)[0] if self.classify else UNCATEGORISED,
             shown or "",
         )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..config.overlay import Delta, Overlay, Rule, validate_deltas
@@ -30,8 +31,6 @@ def natural_key(name: str) -> list[object]:
 DERIVE_FORMATS = ("params", "mp", "qgc")
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
 class Line(NamedTuple):
     """One parameter of the derived file: value, section, the shipped row and the delta."""
 
@@ -42,55 +41,28 @@ class Line(NamedTuple):
     delta: Delta | None = None
 
 
+@dataclass(slots=True)
 class Derived:
     """The derived parameter file of a profile's pin, with where every value came from."""
 
-    __slots__ = (
-        "base",
-        "excluded",
-        "frame",
-        "frame_files",
-        "frame_outputs",
-        "inputs",
-        "lines",
-        "locked",
-        "overlay",
-        "pin",
-        "profile",
-        "target",
-        "vehicle",
-    )
-
-    def __init__(
-        self,
-        profile: str,
-        pin: str,
-        overlay: Overlay,
-        base: Source,
-        inputs: list[Source],
-        lines: list[Line],
-        excluded: dict[Rule, list[Param]] | None = None,
-        frame: str | None = None,
-        frame_files: list[str] | None = None,
-        frame_outputs: list[str] | None = None,
-        vehicle: str | None = None,
-        target: str = "",
-        locked: list[tuple[str, Source]] | None = None,
-    ) -> None:
-        self.profile = profile
-        self.pin = pin
-        self.overlay = overlay
-        self.base = base
-        self.inputs = inputs
-        self.lines = lines
-        self.excluded = {} if excluded is None else excluded
-        self.frame = frame
-        self.frame_files = [] if frame_files is None else frame_files
-        self.frame_outputs = [] if frame_outputs is None else frame_outputs  # "SERVO1_FUNCTION 73"
-        self.vehicle = vehicle  # sim_vehicle.py -v
-        self.target = target
-        # Every locked input of the pin with what it is used for (the header's provenance).
-        self.locked = [] if locked is None else locked
+    profile: str
+    pin: str
+    overlay: Overlay
+    base: Source
+    inputs: list[Source]
+    lines: list[Line]
+    excluded: dict[Rule, list[Param]] = field(default_factory=dict)
+    frame: str | None = None
+    frame_files: list[str] = field(default_factory=list)
+    frame_outputs: list[str] = field(default_factory=list)  # "SERVO1_FUNCTION 73"
+    vehicle: str | None = None  # sim_vehicle.py -v
+    target: str = ""
+    # Every locked input of the pin with what it is used for (the header's provenance).
+    locked: list[tuple[str, Source]] = field(default_factory=list)
+    # The first declared launch check verifies: (command, files it loads in order); None
+    # when the profile declares launches and none passes (set by PinContext.derived).
+    load_with: tuple[str, list[str]] | None = None
+    launches_declared: bool = False
 
     @property
     def regenerate(self) -> str:

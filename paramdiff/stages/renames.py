@@ -162,11 +162,10 @@ def _expand(entry: Any, index: int) -> Iterator[Rename]:
 
 def parse_renames(text: str) -> dict[str, Rename]:
     """Every rename in a renames.yaml text, keyed by old name."""
-    import yaml  # only when the cached table is missing or fails verification
+    # (PyYAML is imported only when the cached table is missing or fails verification)
+    from ..config.yamlfile import load_shipped
 
-    from ..config.yamlfile import safe_loader
-
-    doc = yaml.load(text, Loader=safe_loader())
+    doc = load_shipped(text, DATA_FILE)  # the shipped table uses anchors: not load_yaml
     if not isinstance(doc, dict) or not isinstance(doc.get("renames"), list):
         raise InputError("no 'renames:' list", "see the file's header", file=DATA_FILE)
     out: dict[str, Rename] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
 from ..config.sources import Profile, SourceSpec
 from ..digests import git_blob_id, sha256_of
 from ..errors import ConfigError, FetchError, ParamdiffError
+from ..files import INPUT_LIMIT, TEXT_LIMIT
 from ..model.locked import LockedFile
 from . import GIT_BASE, RAW_BASE
 from .cache import Cache
@@ -30,28 +32,24 @@ ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
 MAX_WORKERS = 4
 
 
-# NamedTuple/plain class, not @dataclass: the dataclasses module imports inspect (~4 ms a
-# process) and each class costs ~0.3 ms to create (measured).
+def input_limit(fmt: str, main: bool = True) -> int:
+    """The most bytes paramdiff reads of a pinned file: metadata (apm.pdef.json, ~2 MB) up to
+    files.INPUT_LIMIT; a parameter file, model, name list or included file, which a person
+    writes, up to files.TEXT_LIMIT (as for the same files named on the command line)."""
+    return INPUT_LIMIT if fmt == "pdef" and main else TEXT_LIMIT
+
+
+@dataclass(slots=True)
 class TransportChoice:
     """Which transport serves a source: a mirror for everything, a global override,
     or the source's own ``transport:`` (https by default)."""
 
-    __slots__ = ("_made", "cache_dir", "git_base", "mirror", "override", "raw_base")
-
-    def __init__(
-        self,
-        cache_dir: Path,
-        mirror: str | None = None,
-        override: str | None = None,
-        git_base: str = GIT_BASE,
-        raw_base: str | None = None,
-    ) -> None:
-        self.cache_dir = cache_dir
-        self.mirror = mirror
-        self.override = override
-        self.git_base = git_base
-        self.raw_base = raw_base
-        self._made: dict[str, Transport] = {}
+    cache_dir: Path
+    mirror: str | None = None
+    override: str | None = None
+    git_base: str = GIT_BASE
+    raw_base: str | None = None
+    _made: dict[str, Transport] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def from_env(
@@ -104,26 +102,16 @@ class TransportChoice:
         return GitTransport(self.cache_dir, self.git_base)
 
 
+@dataclass(slots=True)
 class FetchedRole:
     """One role's locked bytes (and its includes') and whether they came from the cache."""
 
-    __slots__ = ("data", "entry", "includes", "previous", "spec", "status")
-
-    def __init__(
-        self,
-        spec: SourceSpec,
-        entry: LockEntry,
-        data: bytes,
-        status: str,  # cached | downloaded
-        previous: LockEntry | None = None,
-        includes: dict[str, bytes] | None = None,
-    ) -> None:
-        self.spec = spec
-        self.entry = entry
-        self.data = data
-        self.status = status
-        self.previous = previous
-        self.includes = {} if includes is None else includes
+    spec: SourceSpec
+    entry: LockEntry
+    data: bytes
+    status: str  # cached | downloaded
+    previous: LockEntry | None = None
+    includes: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -132,11 +120,11 @@ class FetchedRole:
         return p is None or p.sha256 != self.entry.sha256 or p.includes != self.entry.includes
 
 
-# (spec, path, its bytes, the cache, their sha256) -> the repository paths the file includes
-IncludeFinder = Callable[[SourceSpec, str, bytes, Cache, str], list[str]]
+# (spec, path, its bytes) -> the repository paths the file includes
+IncludeFinder = Callable[[SourceSpec, str, bytes], list[str]]
 
 
-def _no_includes(spec: SourceSpec, path: str, data: bytes, cache: Cache, sha256: str) -> list[str]:
+def _no_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     return []
 
 
@@ -161,6 +149,20 @@ class _Engine:
             )
         return self.transports.for_source(spec)
 
+    def _within_limit(self, spec: SourceSpec, path: str, size: int, by: str) -> None:
+        """Refuse a file larger than paramdiff reads of its kind (files.TEXT_LIMIT for a
+        parameter file, model or name list; INPUT_LIMIT for metadata), before it is used:
+        SECURITY.md's limits hold for pinned files as for files named on the command line."""
+        limit = input_limit(spec.format, path == spec.path)
+        if size > limit:
+            what = "metadata file" if limit == INPUT_LIMIT else "text file"
+            raise FetchError(
+                f"{spec.describe()}: {path} is {size} bytes ({by}), over paramdiff's limit of "
+                f"{limit} bytes for a {what}",
+                "check that the path in sources.yaml names the file it should (real ones are "
+                "far smaller)",
+            )
+
     def _cached(
         self, spec: SourceSpec, commit: str, path: str, locked: LockedFile | None
     ) -> tuple[bytes, VerifiedFile] | None:
@@ -175,6 +177,7 @@ class _Engine:
             locked.blob,
         ):
             return None
+        self._within_limit(spec, path, seen.size, "as cached")
         data = self.cache.get(seen.sha256)  # re-hashed: the very bytes the record verified
         if data is None or len(data) != seen.size:
             return None
@@ -187,12 +190,15 @@ class _Engine:
         where = f"{spec.role} ({spec.repo}@{spec.ref} -> {commit[:12]} {path})"
         # spec.describe() already names the role's path: name it again only for an include.
         what = "the file" if path == spec.path else f"{path}, which it includes,"
+        if locked is not None:  # refused before a byte is downloaded
+            self._within_limit(spec, path, locked.size, f"as {LOCK_FILE} records")
         transport = self._transport(spec, f"{what} at {commit[:12]}")
         try:
             got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
         except FetchError as exc:
             raise FetchError(f"{where}: {exc.what}", exc.fix) from None
         data = got.data
+        self._within_limit(spec, path, len(data), "as downloaded")
         digest, blob = sha256_of(data), git_blob_id(data)
         claims = []
         if locked is not None:
@@ -280,10 +286,10 @@ class _Engine:
         includes: dict[str, bytes] = {}
         locked_files: list[LockedFile] = []
         downloaded = False
-        pending = [(spec.path, *main)]
+        pending = [(spec.path, main[0])]
         while pending:
-            parent, parent_data, parent_sha256 = pending.pop(0)
-            for inc in self.includes(spec, parent, parent_data, self.cache, parent_sha256):
+            parent, parent_data = pending.pop(0)
+            for inc in self.includes(spec, parent, parent_data):
                 if inc in includes:
                     continue
                 old = locked.get(inc)
@@ -295,7 +301,7 @@ class _Engine:
                     downloaded = True
                 includes[inc] = inc_data
                 locked_files.append(LockedFile(inc, len(inc_data), digest, blob))
-                pending.append((inc, inc_data, digest))
+                pending.append((inc, inc_data))
         return includes, locked_files, downloaded
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
@@ -328,8 +334,8 @@ def verify_cached(
     pin, specs = profile.pin(pin)
     spec = specs[role]
     entry = require_entry(lock, profile.name, pin, spec)
-    if entry.includes:
-        return None
+    if entry.includes or entry.size > input_limit(spec.format):
+        return None  # (materialize says what is wrong with an oversized one)
     seen = VerifiedIndex(cache.root).get(spec.repo, entry.commit, spec.path)
     locked = (entry.size, entry.sha256, entry.blob)
     if seen is None or (seen.size, seen.sha256, seen.blob) != locked:

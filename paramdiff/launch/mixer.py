@@ -1,0 +1,150 @@
+"""A pilot input through ArduPilot's mixer to each output's PWM (functions of values).
+
+Re-implemented from ArduPilot's source (the commit in paramdiff/data/launch/vehicleinfo.json):
+- Rover: AP_MotorsUGV::output_skid_steering (ThrottleLeft = throttle + steering,
+  ThrottleRight = throttle - steering, each -1..1) or, with GroundSteering/Throttle outputs,
+  steering and throttle each on their own output; each scaled value becomes PWM via
+  SRV_Channel::pwm_from_angle (SERVOn_REVERSED negates it, then trim + value × (max - trim) above
+  trim, trim - |value| × (trim - min) below).
+- Copter: AP_MotorsMatrix::add_motor(angle, yaw factor): roll factor cos(angle + 90°), pitch
+  factor cos(angle); thrust = throttle + roll × rf + pitch × pf + yaw × yf,
+  PWM = min + thrust × (max - min) over the motor PWM range. Motor PWM is written raw
+  (rc_write → SRV_Channels::set_output_pwm): SERVOn_REVERSED does not apply.
+- Sub: AP_Motors6DOF::setup_motors factors for FRAME_CONFIG, thrust = MOT_n_DIRECTION × Σ factor ×
+  input, PWM = 1500 + thrust × (MOT_PWM_MAX - 1500) above, × (1500 - MOT_PWM_MIN) below
+  (calc_thrust_to_pwm).
+Pilot inputs are -1..1: positive throttle/forward/climb, steering/roll/yaw right, lateral right,
+pitch nose up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..stages.actuators import motor_function
+from ..stages.channels import SERVO_DEFAULTS, motor_range
+from ..stages.geometry import output_functions
+from ..stages.rotors import QUAD_MATRIX
+from ..stages.thrusters import VECTORED_6DOF
+
+STEERING, THROTTLE, THROTTLE_LEFT, THROTTLE_RIGHT = 26, 70, 73, 74
+# AP_Motors6DOF::setup_motors, case SUB_FRAME_VECTORED: roll, pitch, yaw, throttle, forward, lateral
+VECTORED: tuple[tuple[float, ...], ...] = (
+    (0, 0, 1, 0, -1, 1),
+    (0, 0, -1, 0, -1, -1),
+    (0, 0, -1, 0, 1, 1),
+    (0, 0, 1, 0, 1, -1),
+    (1, 0, 0, -1, 0, 0),
+    (-1, 0, 0, -1, 0, 0),
+)
+SUB_FRAMES = {1: ("vectored", VECTORED), 2: ("vectored_6dof", VECTORED_6DOF)}
+SUB_AXES = ("roll", "pitch", "yaw", "throttle", "forward", "lateral")
+# Firmware defaults of the frame parameters when no loaded file sets them (AP_GROUPINFO):
+# Sub FRAME_CONFIG 1 (Sub/Parameters.cpp), Copter FRAME_CLASS 0 (undefined) and FRAME_TYPE 1.
+FRAME_DEFAULTS = {
+    "ArduSub": {"FRAME_CONFIG": 1.0},
+    "ArduCopter": {"FRAME_CLASS": 0.0, "FRAME_TYPE": 1.0},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Mix:
+    """What the mixer drives: output → PWM, and which frame it mixed for."""
+
+    pwm: dict[int, float]
+    frame: str  # e.g. "skid steering (ThrottleLeft/ThrottleRight)"
+    driven: dict[int, str]  # output → what it carries, e.g. "ThrottleLeft", "Motor3"
+
+
+def _param(params: dict[str, float], n: int, field: str) -> float:
+    return params.get(f"SERVO{n}_{field}", SERVO_DEFAULTS[field])
+
+
+def pwm_from_angle(params: dict[str, float], n: int, value: float) -> float:
+    """SRV_Channel::pwm_from_angle for output ``n`` and a scaled value in -1..1."""
+    if _param(params, n, "REVERSED") >= 0.5:
+        value = -value
+    value = min(max(value, -1.0), 1.0)
+    lo, hi, trim = _param(params, n, "MIN"), _param(params, n, "MAX"), _param(params, n, "TRIM")
+    return trim + value * (hi - trim) if value > 0 else trim + value * (trim - lo)
+
+
+def functions(params: dict[str, float]) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for name, value in params.items():
+        if name.startswith("SERVO") and name.endswith("_FUNCTION") and name[5:-9].isdigit():
+            out[int(name[5:-9])] = value
+    return out
+
+
+def ugv(params: dict[str, float], throttle: float, steering: float) -> Mix:
+    """AP_MotorsUGV: skid steering when any output is ThrottleLeft/Right, else regular."""
+    funcs = functions(params)
+    skid = any(f in (THROTTLE_LEFT, THROTTLE_RIGHT) for f in funcs.values())
+    left = min(max(throttle + steering, -1.0), 1.0)
+    right = min(max(throttle - steering, -1.0), 1.0)
+    scaled = (
+        {THROTTLE_LEFT: left, THROTTLE_RIGHT: right}
+        if skid
+        else {STEERING: steering, THROTTLE: throttle}
+    )
+    names = {THROTTLE_LEFT: "ThrottleLeft", THROTTLE_RIGHT: "ThrottleRight",
+             STEERING: "GroundSteering", THROTTLE: "Throttle"}  # fmt: skip
+    pwm: dict[int, float] = {}
+    driven: dict[int, str] = {}
+    for n, f in sorted(funcs.items()):
+        if f in scaled:
+            pwm[n] = pwm_from_angle(params, n, scaled[int(f)])
+            driven[n] = names[int(f)]
+    frame = "skid steering (ThrottleLeft/ThrottleRight)" if skid else "steering and throttle"
+    return Mix(pwm, frame, driven)
+
+
+def _motor_outputs(params: dict[str, float], vehicle: str, motors: int) -> dict[int, int]:
+    """MotorN → the outputs that carry it (boot assignment applied)."""
+    funcs, _ = output_functions(params, vehicle, motors)
+    out: dict[int, int] = {}
+    for n, f in sorted(funcs.items()):
+        for m in range(1, motors + 1):
+            if f == motor_function(m):
+                out.setdefault(m, n)
+    return out
+
+
+def matrix(params: dict[str, float], roll: float, pitch: float, yaw: float, throttle: float) -> Mix:
+    """AP_MotorsMatrix for the quad frames (FRAME_CLASS 1, FRAME_TYPE 0 plus / 1 X)."""
+    p = {**FRAME_DEFAULTS["ArduCopter"], **params}
+    frame_class, frame_type = p["FRAME_CLASS"], p["FRAME_TYPE"]
+    if frame_class != 1 or int(frame_type) not in QUAD_MATRIX:
+        return Mix({}, f"FRAME_CLASS {frame_class:g}, FRAME_TYPE {frame_type:g} (no quad)", {})
+    name, table = QUAD_MATRIX[int(frame_type)]
+    lo, hi, _ = motor_range(p)
+    pwm: dict[int, float] = {}
+    driven: dict[int, str] = {}
+    for m, n in _motor_outputs(p, "ArduCopter", len(table)).items():
+        angle, yf = table[m - 1]
+        rf, pf = math.cos(math.radians(angle + 90)), math.cos(math.radians(angle))
+        thrust = min(max(throttle + roll * rf + pitch * pf + yaw * yf, 0.0), 1.0)
+        pwm[n] = lo + thrust * (hi - lo)
+        driven[n] = f"Motor{m}"
+    return Mix(pwm, f"{name} (FRAME_CLASS 1, FRAME_TYPE {frame_type:g})", driven)
+
+
+def six_dof(params: dict[str, float], inputs: dict[str, float]) -> Mix:
+    """AP_Motors6DOF for FRAME_CONFIG 1 (vectored) and 2 (vectored_6dof)."""
+    p = {**FRAME_DEFAULTS["ArduSub"], **params}
+    config = p["FRAME_CONFIG"]
+    if int(config) not in SUB_FRAMES or int(config) != config:
+        return Mix({}, f"FRAME_CONFIG {config:g} (not modelled)", {})
+    name, table = SUB_FRAMES[int(config)]
+    lo, hi = p.get("MOT_PWM_MIN", 1100.0), p.get("MOT_PWM_MAX", 1900.0)
+    pwm: dict[int, float] = {}
+    driven: dict[int, str] = {}
+    for m, n in _motor_outputs(p, "ArduSub", len(table)).items():
+        mix = sum(inputs.get(a, 0.0) * f for a, f in zip(SUB_AXES, table[m - 1], strict=True))
+        direction = -1.0 if p.get(f"MOT_{m}_DIRECTION", 1.0) < 0 else 1.0
+        thrust = min(max(direction * mix, -1.0), 1.0)
+        pwm[n] = 1500 + thrust * (hi - 1500 if thrust > 0 else 1500 - lo)
+        driven[n] = f"Motor{m}"
+    return Mix(pwm, f"{name} (FRAME_CONFIG {config:g}, {len(table)} motors)", driven)

@@ -1,0 +1,302 @@
+"""One launch of a profile checked end to end: what it loads, what runs it, where the sticks go.
+
+``verify_launch`` takes a PinContext (the pinned files and metadata) and the derived file as
+read back, and returns a ``LaunchResult``: the layer stack, the backend, the model findings
+(a Gazebo model's channels, or a built-in model's outputs and frame parameters), the
+pilot-input rows, and which findings an overlay acknowledgement accepts.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from ..config.overlay import Acknowledgement
+from ..digests import sha256_of
+from ..errors import ConfigError, InputError
+from ..model.source import Source
+from ..parse.launch import SIM_VEHICLE, Launch, parse_launch, pinned_role
+from ..stages.layers import Layers, stack
+from . import builtin, gazebo
+from .physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
+from .pilot import OK, Row, pilot_test
+
+if TYPE_CHECKING:
+    from ..config.overlay import Overlay
+    from ..config.sources import Config, Profile, SourceSpec
+    from ..model.metadata import Metadata
+    from ..parse.sdf_paths import Resolver
+
+
+class PinContext(Protocol):
+    """What verifying a launch reads of a pin (project.PinContext has it; this package sits
+    below the project layer, so it names only what it uses)."""
+
+    config: Config
+    profile: Profile
+    pin: str
+    specs: dict[str, SourceSpec]
+
+    @property
+    def metadata(self) -> Metadata | None: ...
+
+    @property
+    def overlay(self) -> Overlay: ...
+
+    def source(self, role: str) -> Source: ...
+
+    def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]: ...
+
+    @property
+    def derived_source(self) -> Source: ...
+
+
+ADHOC = "(command line)"
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One file of the launch's defaults list, resolved."""
+
+    path: str  # as the command names it
+    origin: str  # "frame rover-skid", "--add-param-file", "--defaults"
+    kind: str  # "pinned", "derived" or "local"
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchFinding:
+    text: str
+    fix: str
+    model: str | None = None  # the model role or path the finding is about
+    sha256: str | None = None  # that model's bytes
+
+
+@dataclass(slots=True)
+class LaunchResult:
+    name: str
+    launch: Launch
+    layers: list[Layer]
+    stack: Layers
+    backend: Backend
+    model: str | None = None  # the Gazebo model verified against (label)
+    model_sha256: str | None = None
+    rows: list[Row] = field(default_factory=list)
+    findings: list[LaunchFinding] = field(default_factory=list)  # not acknowledged
+    acknowledged: list[tuple[LaunchFinding, Acknowledgement]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.findings
+
+    @property
+    def params(self) -> dict[str, float]:
+        return {n: e.param.value for n, e in self.stack.effective.items()}
+
+
+def resolve_layers(ctx: PinContext, launch: Launch, derived: Source) -> list[Layer]:
+    """Each file of the defaults list: a pinned frame file is its locked role, the profile's
+    derived path is the derived file, any other path is that file on disk."""
+    from ..parse.local import local_source
+
+    target = ctx.profile.derived_path(ctx.pin)
+    out = []
+    for f in launch.files:
+        frame_file = f.origin.startswith("frame")
+        norm = posixpath.normpath(f.path)
+        if target and (norm == target or norm.endswith("/" + target)):
+            out.append(Layer(f.path, f.origin, "derived", derived))
+            continue
+        role = pinned_role(ctx.specs, norm, exact=frame_file)
+        if role is not None:
+            out.append(Layer(f.path, f.origin, "pinned", ctx.source(role)))
+            continue
+        if frame_file:
+            raise ConfigError(
+                f"launch {launch.text!r} loads {f.path} ({f.origin}), which profile "
+                f"'{ctx.profile.name}' pin {ctx.pin} does not pin",
+                f"add a role (repo ArduPilot/ardupilot, path {f.path}) to the pin in "
+                "sources.yaml and run paramdiff fetch",
+            )
+        path = Path(f.path)
+        local = path if path.is_absolute() else ctx.config.root / path
+        if not local.is_file():
+            raise InputError(
+                f"launch {launch.text!r} loads {f.path} ({f.origin}), which is neither pinned "
+                "nor a file here",
+                "pin it in sources.yaml, or give a path to an existing file",
+            )
+        out.append(Layer(f.path, f.origin, "local", local_source(local, role=f.path)))
+    return out
+
+
+def _model(
+    ctx: PinContext, ref: str | None, extra: list[Path]
+) -> tuple[str, str, bytes, object] | None:
+    """(label, file, bytes, resolver) of the Gazebo model a JSON launch is verified against."""
+    from ..parse.local import read_local
+    from ..parse.sdf_paths import local_resolver
+
+    if ref is None and extra:
+        return extra[0].as_posix(), extra[0].as_posix(), read_local(extra[0]), local_resolver()
+    if ref is None:
+        targets = [*ctx.profile.target_models, *(["sitl_models"] if "sitl_models" in ctx.specs
+                                                 else [])]  # fmt: skip
+        ref = targets[0] if targets else None
+    if ref is None:
+        return None
+    if ref in ctx.specs:
+        _, file, data, resolve_include = ctx.pinned_model(ref)
+        return ref, file, data, resolve_include
+    path = ctx.config.root / ref
+    return ref, ref, read_local(path), local_resolver()
+
+
+def verify_launch(
+    ctx: PinContext,
+    name: str,
+    launch: Launch,
+    derived: Source,
+    model_ref: str | None = None,
+    extra_models: list[Path] | None = None,
+) -> LaunchResult:
+    layers = resolve_layers(ctx, launch, derived)
+    frame_roles = tuple(ly.source.role for ly in layers if ly.origin.startswith("frame"))
+    label = launch.frame.frame if launch.frame else launch.model
+    result = LaunchResult(
+        name, launch, layers, stack([ly.source for ly in layers], label, frame_roles),
+        resolve(launch.model),
+    )  # fmt: skip
+    result.notes.extend(launch.notes)
+    if launch.stored_values_survive:
+        result.notes.append(
+            "no -w: parameters stored by an earlier run in this directory win over every "
+            "defaults file (AP_Param loads a default only where nothing is stored)"
+        )
+    if launch.form == SIM_VEHICLE and launch.frame is not None and launch.frame.external:
+        result.notes.append(
+            f"vehicleinfo marks frame {launch.frame.frame} external; the pinned "
+            "sim_vehicle.py still passes its defaults files (ardupilot_gazebo#175 reports "
+            "that newer ones stop doing so)"
+        )
+    vehicle = ctx.profile.sitl_vehicle
+    if vehicle and vehicle != launch.vehicle:
+        result.findings.append(
+            LaunchFinding(
+                f"the launch runs {launch.vehicle}, the profile simulates {vehicle}",
+                f"start {vehicle} (sim_vehicle.py -v {vehicle})",
+            )
+        )
+        return result
+    params = result.params
+    backend = result.backend
+    if backend.kind == GAZEBO_LEGACY:
+        result.findings.append(
+            LaunchFinding(
+                f"no JSON backend: --model {launch.model} runs SITL's legacy SIM_Gazebo "
+                "protocol, whose packets the gz-sim ArduPilotPlugin refuses (it accepts only "
+                "JSON-backend servo packets, magic 18458): no link at all",
+                "add --model JSON to the launch",
+            )
+        )
+    elif backend.kind == JSON:
+        _json(ctx, result, params, model_ref, extra_models or [])
+    elif backend.kind == BUILT_IN:
+        for text, fix in builtin.check(backend, launch.vehicle, params):
+            result.findings.append(LaunchFinding(text, fix))
+        fix = builtin.axis_fix(backend, launch)
+        result.rows = pilot_test(launch.vehicle, params, builtin.response(backend))
+        result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if r.verdict != OK]
+    return result
+
+
+def _json(
+    ctx: PinContext,
+    result: LaunchResult,
+    params: dict[str, float],
+    model_ref: str | None,
+    extra: list[Path],
+) -> None:
+    from ..stages.geometry import check_model
+
+    model = _model(ctx, model_ref, extra)
+    if model is None:
+        result.findings.append(
+            LaunchFinding(
+                "a JSON launch runs a Gazebo model, and the profile names none to verify it "
+                "against",
+                "list the model in target_models (or the launch's model:) in sources.yaml, or "
+                "give --model FILE",
+            )
+        )
+        return
+    label, file, data, resolve_include = model
+    sha = sha256_of(data)
+    result.model, result.model_sha256 = label, sha
+    checked = check_model(
+        data,
+        file,
+        resolve_include,  # type: ignore[arg-type]
+        params,
+        ctx.profile.joint_roles,
+        result.launch.vehicle,
+        ctx.metadata,
+    )
+    fix = (
+        f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
+        f"{ctx.overlay.file}, or acknowledge the finding there (acknowledged:)"
+    )
+    for f in checked.findings:
+        result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", fix, label, sha))
+    placed = checked.geometry.by_channel
+    respond = gazebo.response(checked.channels, placed, result.launch.vehicle == "ArduCopter")
+    result.rows = pilot_test(result.launch.vehicle, params, respond)
+    for r in result.rows:
+        if r.verdict != OK:
+            result.findings.append(LaunchFinding(f"{label}: {r.finding}", fix, label, sha))
+
+
+def acknowledge(result: LaunchResult, acks: tuple[Acknowledgement, ...]) -> set[int]:
+    """Move the findings an acknowledgement accepts (same launch or model, same text, same
+    model bytes) to ``result.acknowledged``; the indexes of the acknowledgements used."""
+    used: set[int] = set()
+    kept = []
+    for f in result.findings:
+        for i, a in enumerate(acks):
+            names = a.launch == result.name if a.launch else a.model == f.model
+            if names and a.finding == f.text and a.sha256 == f.sha256:
+                result.acknowledged.append((f, a))
+                used.add(i)
+                break
+        else:
+            kept.append(f)
+    result.findings = kept
+    return used
+
+
+def verify_declared(ctx: PinContext, derived: Source) -> list[LaunchResult]:
+    """Every launch the profile declares, acknowledgements applied."""
+    out = []
+    acks = ctx.overlay.acknowledged
+    for d in ctx.profile.launches:
+        result = verify_launch(ctx, d.name, parse_launch(d.command), derived, d.model)
+        acknowledge(result, acks)
+        out.append(result)
+    return out
+
+
+def stale_acknowledgements(ctx: PinContext, results: list[LaunchResult]) -> list[Acknowledgement]:
+    """Acknowledgements no declared launch's finding matches any more."""
+    used = {id(a) for r in results for _, a in r.acknowledged}
+    return [a for a in ctx.overlay.acknowledged if id(a) not in used]
+
+
+def adhoc(ctx: PinContext, text: str, models: list[Path]) -> LaunchResult:
+    """A launch given on the command line, against the derived file; only acknowledgements
+    of a model (not of a declared launch) apply to it."""
+    result = verify_launch(ctx, ADHOC, parse_launch(text), ctx.derived_source, None, models)
+    acknowledge(result, tuple(a for a in ctx.overlay.acknowledged if a.model))
+    return result

@@ -1,0 +1,171 @@
+"""Launches of the real profiles, on ../shared/upstream (skipped, saying so, without it)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, location_args, run_cli, shared_mirror
+
+COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
+
+# The header lines the derived files carried before launches were verified, exactly.
+OLD_LINES = {
+    "blueboat": (
+        "sim_vehicle.py -v Rover -f rover-skid --add-param-file=derived/blueboat_sitl.params",
+        [
+            "steering reversed: steer right → turns left",
+            "output 1: SIM_Rover skid steering reads it as motor1 (left)",
+        ],
+    ),
+    "bluerov2_heavy": (
+        "sim_vehicle.py -v ArduSub --add-param-file=derived/bluerov2_heavy_sitl.params",
+        ["6 simulated thrusters for an 8-motor frame", "pitch dead"],
+    ),
+    "holybro_x500": (
+        "sim_vehicle.py -v ArduCopter -f gazebo-iris "
+        "--add-param-file=derived/holybro_x500_sitl.params",
+        ["no JSON backend"],
+    ),
+}
+CORRECTED = {
+    "blueboat": [
+        "sim_vehicle.py -v Rover -f rover-skid --model JSON "
+        "--add-param-file=derived/blueboat_sitl.params"
+    ],
+    "bluerov2_heavy": [
+        "sim_vehicle.py -v ArduSub -f vectored_6dof "
+        "--add-param-file=derived/bluerov2_heavy_sitl.params",
+        "sim_vehicle.py -v ArduSub -f vectored_6dof --model JSON "
+        "--add-param-file=derived/bluerov2_heavy_sitl.params",
+    ],
+    "holybro_x500": [
+        "sim_vehicle.py -v ArduCopter -f gazebo-iris --model JSON "
+        "--add-param-file=derived/holybro_x500_sitl.params"
+    ],
+}
+ROS2 = "ardurover --model JSON --defaults rover-skid.parm,dds_udp.parm"
+
+
+@pytest.fixture(scope="module")
+def repo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The committed project itself, read through the mirror (a fresh cache)."""
+    mirror = shared_mirror(request.config)
+    return location_args(ROOT, tmp_path_factory.mktemp("launch-cache"), mirror)
+
+
+def copy_project(base: Path) -> Path:
+    base.mkdir(parents=True)
+    for name in COMMITTED:
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, base / name)
+    return base
+
+
+@pytest.mark.parametrize("profile", sorted(OLD_LINES))
+def test_the_old_header_lines_fail_naming_the_problem(repo: list[str], profile: str) -> None:
+    line, problems = OLD_LINES[profile]
+    result = run_cli(["check", *repo, "--profile", profile, "--launch", line])
+    assert result.exit_code == 1, result.output
+    for problem in problems:
+        assert problem in result.output
+
+
+@pytest.mark.parametrize("profile", sorted(CORRECTED))
+def test_the_corrected_lines_pass(repo: list[str], profile: str) -> None:
+    for line in CORRECTED[profile]:
+        result = run_cli(["check", *repo, "--profile", profile, "--launch", line])
+        assert result.exit_code == 0, result.output
+        assert f"launch (command line): {line}" in result.output
+
+
+@pytest.mark.parametrize("profile", sorted(CORRECTED))
+def test_each_derived_header_carries_a_verified_launch(profile: str) -> None:
+    text = (ROOT / f"derived/{profile}_sitl.params").read_text()
+    block = text.split("# Load it with", 1)[1].split("\n# It loads", 1)[0]
+    command = re.sub(r"\s+", " ", " ".join(ln.lstrip("#") for ln in block.splitlines()[2:]))
+    assert command.strip() == CORRECTED[profile][0]
+
+
+def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
+    result = run_cli(["layers", *repo, "--profile", "blueboat", "--launch", ROS2])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert (
+        "1. rover-skid.parm (--defaults): rover_skid_defaults, ArduPilot/ardupilot@5764606ecdaf"
+        in out
+    )
+    assert "2. dds_udp.parm (--defaults): dds_udp_defaults, ArduPilot/ardupilot@649adbc9b81a" in out
+    assert "rover.parm" not in out.replace("rover-skid.parm", "")
+    assert "steering  steer right → turns right (clockwise seen from above) [ok]" in out
+
+
+def test_ros2_launch_stack_adds_dds(request: pytest.FixtureRequest) -> None:
+    from paramdiff.launch.verify import adhoc
+    from paramdiff.project import Options, PinContext
+
+    mirror = shared_mirror(request.config)
+    ctx = PinContext(Options(root=ROOT, mirror=str(mirror)), "blueboat", None)
+    result = adhoc(ctx, ROS2, [])
+    params = result.params
+    assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
+    assert [ly.source.role for ly in result.layers] == ["rover_skid_defaults", "dds_udp_defaults"]
+    assert any("no -w" in n for n in result.notes)
+    assert result.passed  # the model's findings are acknowledged in the overlay
+
+
+def test_blueboat_fails_without_its_acknowledgements(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    base = copy_project(tmp_path / "p")
+    overlay = base / "overlays/blueboat_sitl.yaml"
+    text = overlay.read_text()
+    head, rest = text.split("\n# Findings about a Gazebo model", 1)
+    overlay.write_text(head + "\n" + rest[rest.index("\ndeltas:") :])
+    loc = location_args(base, tmp_path / "c", shared_mirror(request.config))
+    result = run_cli(["check", *loc, "--profile", "blueboat"])
+    assert result.exit_code == 1
+    assert "launch gazebo: sitl_models: steering reversed" in result.output
+
+
+def test_a_stale_acknowledgement_fails(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    base = copy_project(tmp_path / "p")
+    overlay = base / "overlays/blueboat_sitl.yaml"
+    overlay.write_text(overlay.read_text().replace("steer right → turns left", "steer left", 1))
+    loc = location_args(base, tmp_path / "c", shared_mirror(request.config))
+    result = run_cli(["check", *loc, "--profile", "blueboat"])
+    assert result.exit_code == 1
+    assert "is stale: no finding is 'sitl_models: steering reversed: steer left" in result.output
+
+
+def test_a_copy_of_the_model_with_other_bytes_is_not_acknowledged(
+    repo: list[str], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from paramdiff.project import Options, PinContext
+
+    ctx = PinContext(
+        Options(root=ROOT, mirror=str(shared_mirror(request.config))), "blueboat", None
+    )
+    _, _, data, _ = ctx.pinned_model("sitl_models")
+    copy = tmp_path / "blueboat/model.sdf"
+    copy.parent.mkdir()
+    copy.write_bytes(data + b"<!-- the same model, other bytes -->\n")
+    line = CORRECTED["blueboat"][0]
+    result = run_cli(
+        ["check", *repo, "--profile", "blueboat", "--launch", line, "--model", str(copy)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "steering reversed: steer right → turns left" in result.output
+
+
+def test_report_has_a_section_per_declared_launch() -> None:
+    heavy = (ROOT / "reports/bluerov2_heavy-4.7.md").read_text()
+    assert "### Launch `built-in` — passes" in heavy
+    assert "### Launch `gazebo` — passes" in heavy
+    row = "| `sub-6dof.parm` | frame vectored_6dof | sub_6dof_defaults |"
+    assert f"| 1 {row} ArduPilot/ardupilot@4e52657d9461 |" in heavy
+    boat = (ROOT / "reports/blueboat-4.7.md").read_text()
+    assert "### Launch `gazebo` — passes, 5 finding(s) acknowledged" in boat
+    assert "| steering | steer right |" in boat
