@@ -18,6 +18,12 @@ from helpers import (
     shared_mirror,
     small_upstream,
 )
+from hypothesis import settings
+
+# No test is timed (speed goals live in bench/run.py): hypothesis's default 200 ms deadline per
+# example failed tests on a loaded machine that were right.
+settings.register_profile("paramdiff", deadline=None)
+settings.load_profile("paramdiff")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
