@@ -7,6 +7,7 @@ profile the user asked about.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,16 +80,18 @@ def first_difference(path: Path, lines: list[str]) -> int:
 def check_contexts(
     options: Options, profile: str | None, pin: str | None, models: list[Path]
 ) -> list[PinContext]:
-    """The pins `check` covers: the named profile, or every profile (at ``pin`` where it has
-    it, else its default pin)."""
+    """The pins `check` covers. Without ``pin``: every pin of the named profile, or of every
+    profile. With it: that pin of the named profile, or of every profile that has it (the
+    default pin of those that do not)."""
     profiles = options.config.profiles
     if profile is None and models and len(profiles) > 1:
         raise UsageError("--model needs --profile: name the vehicle the model simulates")
-    if profile is not None:
+    chosen = [options.config.profile(profile)] if profile is not None else list(profiles.values())
+    if pin is not None and profile is not None:
         return [PinContext(options, profile, pin)]
-    return [
-        PinContext(options, name, pin if pin in p.pins else None) for name, p in profiles.items()
-    ]
+    if pin is not None:
+        return [PinContext(options, p.name, pin if pin in p.pins else None) for p in chosen]
+    return [PinContext(options, p.name, name) for p in chosen for name in p.pins]
 
 
 def check_project(
@@ -108,7 +111,7 @@ def check_project(
     if launch is not None and profile is None and len(options.config.profiles) > 1:
         raise UsageError("--launch needs --profile: name the vehicle the launch runs")
     for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models, launch)
+        outcome = run_check(ctx, models, launch, asked=pin is not None)
         where = f"{ctx.profile.name} {ctx.pin}"
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
@@ -125,8 +128,6 @@ def check_project(
 def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
     """``::error`` lines, each path relative to the working directory (the repository root
     in a workflow), so GitHub puts it on the file in the pull request."""
-    import os
-
     from .render.github import annotation
 
     for loc in outcome.located:
@@ -143,28 +144,79 @@ def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterato
 
 
 def run_check(
-    ctx: PinContext, models: list[Path] | None = None, launch: str | None = None
+    ctx: PinContext,
+    models: list[Path] | None = None,
+    launch: str | None = None,
+    asked: bool = True,
 ) -> CheckOutcome:
+    """Every rule for one pin: its lock entries (each locked file verified), then the
+    committed outputs the pin has — its derived file (and what is checked of it: loaders,
+    validate, frame defaults, models, launches) when the derived path is this pin's, its
+    report when the report path is. ``asked``: the pin was named (--pin), so say which
+    outputs belong to another pin."""
     out = CheckOutcome()
     if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
+    _locked_files_verify(ctx, out)
+    own_derived = _has_own(ctx.profile.derived, ctx, asked)
+    own_report = _has_own(ctx.profile.report, ctx, asked, report=True)
+    if not own_derived and not own_report:
+        return out  # nothing committed for this pin: its lock was the check
     try:
         derived = ctx.derived
     except StaleOverlayError as exc:
         out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay", exc.file, exc.line)
         return out
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
-    _outputs_up_to_date(ctx, derived, out)
-    path = project_path(ctx.config.root, derived.target, generated=True)
-    _loads_the_same(ctx, path, derived.target, derived.regenerate, out)
-    _validates(ctx, derived, out)
-    _no_unchosen_defaults(ctx, derived, out)
-    _models_agree(ctx, derived, models or [], out)
-    if launch is not None:
-        _adhoc_launch(ctx, launch, models or [], out)
-    else:
-        _launches_verified(ctx, out)
+    if own_derived:
+        _derived_up_to_date(ctx, derived, out)
+    elif asked:
+        out.warnings.append(
+            f"{derived.target} is pin {ctx.profile.default_pin}'s file (default_pin), so it is "
+            f"not checked for pin {ctx.pin}; put {{pin}} in the profile's derived path to "
+            "commit one per pin"
+        )
+    if own_report:
+        _report_up_to_date(ctx, out)
+    if own_derived:
+        path = project_path(ctx.config.root, derived.target, generated=True)
+        _loads_the_same(ctx, path, derived.target, derived.regenerate, out)
+        _validates(ctx, derived, out)
+        _no_unchosen_defaults(ctx, derived, out)
+        _models_agree(ctx, derived, models or [], out)
+        if launch is not None:
+            _adhoc_launch(ctx, launch, models or [], out)
+        else:
+            _launches_verified(ctx, out)
     return out
+
+
+def _has_own(template: str | None, ctx: PinContext, asked: bool, report: bool = False) -> bool:
+    """Whether an output (derived file or report) of this pin is to be checked: the default
+    pin's always; another pin's when the path has ``{pin}`` and the pin was named (--pin) or
+    its file is committed (a pin nobody reported on has no report to check)."""
+    if not template:
+        return False
+    if ctx.pin == ctx.profile.default_pin:
+        return True
+    if "{pin}" not in template:
+        return False
+    path = template.replace("{pin}", ctx.pin)
+    kept = (path, svg_path(path)) if report else (path,)
+    return asked or any(os.path.lexists(ctx.config.root / p) for p in kept)
+
+
+def _locked_files_verify(ctx: PinContext, out: CheckOutcome) -> None:
+    """Every role's locked file (and each it includes) is in the cache as verified for that
+    repo, commit and path with the lock's size, sha256 and git blob id — or is fetched and
+    verified now: an edited commit, size or digest fails here (exit 2, naming the role)."""
+    metadata = set(ctx.metadata_roles())
+    ctx.fetched([role for role in ctx.specs if role not in metadata])  # in parallel
+    for role in metadata:
+        ctx.locked_entry(role)  # hashed as read, not kept
+    out.passed.append(
+        f"the {len(ctx.specs)} locked file(s) verify (commit, size, sha256, git blob)"
+    )
 
 
 def _launch_outcome(
@@ -232,19 +284,9 @@ def _lock_matches(ctx: PinContext, out: CheckOutcome) -> bool:
 
 
 def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
-    """The committed derived file equals what derive writes — when it is this pin's file.
-    One derived path without {pin} belongs to the default pin: another pin has nothing
-    committed to compare (and `derive --pin` would refuse to overwrite it)."""
-    profile, root = ctx.profile, ctx.config.root
-    if ctx.pin != profile.default_pin and not profile.derived_is_per_pin():
-        out.warnings.append(
-            f"{derived.target} is pin {profile.default_pin}'s file (default_pin), so it is not "
-            f"compared for pin {ctx.pin}; put {{pin}} in the profile's derived path to commit "
-            "one per pin"
-        )
-        return
+    """The committed derived file (this pin's) equals what derive writes."""
     lines = ctx.derived_lines
-    path = project_path(root, derived.target, generated=True)
+    path = project_path(ctx.config.root, derived.target, generated=True)
     result = check_file(path, lines, derived.target)
     if result.up_to_date:
         out.passed.append(f"{derived.target} is up to date")
@@ -259,12 +301,10 @@ def _derived_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) ->
         out.diffs.append(result.diff)
 
 
-def _outputs_up_to_date(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
+def _report_up_to_date(ctx: PinContext, out: CheckOutcome) -> None:
+    """The committed report and its picture equal what report writes."""
     root = ctx.config.root
-    _derived_up_to_date(ctx, derived, out)
-    report_path = ctx.profile.report_path(ctx.pin)
-    if not report_path:
-        return
+    report_path = ctx.profile.report_path(ctx.pin) or ""
     inputs = ctx.report_inputs()
     for path, lines in (
         (report_path, list(render_report(inputs))),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -64,6 +64,7 @@ class Options:
     transport: str | None = None
     git_base: str | None = None
     offline: bool = False
+    progress: Callable[[str], None] | None = None  # told of each wait before a retry (stderr)
     _lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = field(
         default=None, init=False, repr=False
     )
@@ -89,7 +90,11 @@ class Options:
 
         # One choice per run, so a mirror's MANIFEST.json is read once, not per batch.
         return TransportChoice.from_env(
-            self.cache.root, self.mirror, override=self.transport, git_base=self.git_base
+            self.cache.root,
+            self.mirror,
+            override=self.transport,
+            git_base=self.git_base,
+            progress=self.progress,
         )
 
     def transports(self) -> TransportChoice | None:
@@ -656,7 +661,9 @@ class PinContext:
                 yield f"warning: {p}"
         if failing:
             raise DriftError([str(p) for p in failing], f"correct these values in {file}")
-        yield f"{file}: {len(src.file.params)} parameters valid for {meta.file}"
+        yield validate_summary(
+            str(file), len(src.file.params), meta.file, len(src.file.warnings) + len(problems)
+        )
 
     def history(self, role: str, pattern: str) -> list[list[str]]:
         """``pattern``'s values in ``role``'s file at every upstream commit that changed it
@@ -681,6 +688,13 @@ class PinContext:
 
 
 THREE_WAY = ("hardware", "sitl", "sitl_models")
+
+
+def validate_summary(file: str, checked: int, metadata: str, warnings: int) -> str:
+    """validate's last line: "valid" only when nothing was warned about above it."""
+    if not warnings:
+        return f"{file}: {checked} parameters valid for {metadata}"
+    return f"{file}: {checked} parameters checked against {metadata}: {warnings} warning(s) above"
 
 
 def compare_pins(options: Options, profile: str | None, pins: list[str], role: str) -> Comparison:

@@ -136,7 +136,9 @@ class FaultServer:
     closed halfway), 'wrong' (other bytes), 'gzip-cut' (a gzip stream cut short), 'bomb'
     (2 GiB of zeros, gzipped), 'drip' (the body one byte every ``drip_seconds``),
     'drip-headers' (the status line and headers too), 'redirect-away'
-    (to the same port on another host name), 'redirect-here' (to the same path again).
+    (to the same port on another host name), 'redirect-here' (to the same path again),
+    ``("redirect", URL)`` (a 302 to URL: another port or scheme). ``dripping`` counts the
+    drips still writing (a client that stopped ends its drip at the next byte).
 
     Like GitHub's raw host, it compresses a body (``encoding``: gzip or deflate) only when
     the request's Accept-Encoding names that coding. ``first_429``: every path's first
@@ -154,6 +156,7 @@ class FaultServer:
     first_429: bool = False
     retry_after: str = "1"
     seen: set[str] = field(default_factory=set)
+    dripping: int = 0
     guard: threading.Lock = field(default_factory=threading.Lock)
 
     def mode_for(self, path: str) -> object:
@@ -209,6 +212,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             host = "localhost" if mode == "redirect-away" else "127.0.0.1"
             where = f"http://{host}:{self.server.server_address[1]}{self.path}?again"
             self.answer(302, b"", {"Location": where})
+        elif isinstance(mode, tuple) and mode[0] == "redirect":
+            self.answer(302, b"", {"Location": str(mode[1])})
         elif mode == "bomb":
             self.answer(200, gzip_bomb(), {"Content-Encoding": "gzip"})
         else:
@@ -260,13 +265,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def drip(self, raw: bytes) -> None:
         self.close_connection = True
+        state = self.state
+        with state.guard:
+            state.dripping += 1
         try:
             for i in range(len(raw)):
                 self.wfile.write(raw[i : i + 1])
                 self.wfile.flush()
-                time.sleep(self.state.drip_seconds)
+                time.sleep(state.drip_seconds)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up: its deadline
+        finally:
+            with state.guard:
+                state.dripping -= 1
 
 
 class _QuietServer(http.server.ThreadingHTTPServer):

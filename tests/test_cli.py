@@ -218,17 +218,20 @@ HW, SITL = str(FIXTURES / "hardware.params"), str(FIXTURES / "sitl.params")
 def test_an_unknown_option_is_a_usage_error_on_stderr() -> None:
     out = run_cli(["diff", HW, SITL, "--bogus"])
     assert (out.exit_code, out.stdout) == (2, "")
-    assert out.stderr.startswith("usage: paramdiff diff ")
-    assert out.stderr.endswith(
-        "\nError: unrecognized arguments: --bogus — see 'paramdiff diff -h'\n"
+    assert out.stderr == (
+        "Usage: paramdiff diff [OPTIONS] FILE...\n"
+        "Error: No such option '--bogus'. — see 'paramdiff diff --help'\n"
     )
     # no abbreviations: `--only` is not `--only-differences`
     only = run_cli(["diff", HW, SITL, "--only"])
-    assert only.exit_code == 2 and "unrecognized arguments: --only" in only.stderr
+    assert only.exit_code == 2 and "No such option '--only'." in only.stderr
     choice = run_cli(["diff", HW, SITL, "--format", "xml"])
-    assert choice.exit_code == 2 and "argument --format: invalid choice: 'xml'" in choice.stderr
+    assert choice.exit_code == 2
+    assert "Invalid value for '--format': 'xml' is not one of 'text', 'markdown'" in choice.stderr
     command = run_cli(["dif", HW, SITL])
-    assert command.exit_code == 2 and "argument COMMAND: invalid choice: 'dif'" in command.stderr
+    assert (
+        command.exit_code == 2 and "No such command 'dif'. Did you mean 'diff'?" in command.stderr
+    )
 
 
 def test_a_file_argument_that_does_not_exist_is_one_error_line(tmp_path: Path) -> None:
@@ -248,7 +251,11 @@ def test_a_file_argument_that_does_not_exist_is_one_error_line(tmp_path: Path) -
         f"Error: {HW}: --root names a file, not a directory — name a directory\n",
     )
     one = run_cli(["diff", HW])
-    assert (one.exit_code, one.output) == (2, "Error: give at least two files\n")
+    assert (one.exit_code, one.output) == (
+        2,
+        "Error: give at least two files — name two or more, e.g. paramdiff diff A.params "
+        "B.params\n",
+    )
 
 
 def test_options_and_arguments_come_in_any_order(
@@ -277,25 +284,36 @@ def test_version() -> None:
 
 
 def test_every_command_has_help_and_every_option_a_text() -> None:
-    from paramdiff.cli import COMPARE, MAIN, Command, OptionGroup
+    import click
+
+    from paramdiff.cli.app import paramdiff
 
     top = run_cli(["-h"])
-    assert top.exit_code == 0 and top.stdout.startswith("usage: paramdiff [-h] [--version]")
+    assert top.exit_code == 0 and top.stdout.startswith("Usage: paramdiff [OPTIONS] COMMAND")
+    compare = paramdiff.get_command(click.Context(paramdiff), "compare")
+    assert isinstance(compare, click.Group)
     commands = [
-        *([name] for name, c in MAIN.commands.items() if isinstance(c, Command)),
-        *(["compare", name] for name in COMPARE.commands),
+        *(
+            [name]
+            for name in paramdiff.list_commands(click.Context(paramdiff))
+            if name != "compare"
+        ),
+        *(["compare", name] for name in compare.commands),
     ]
     assert len(commands) == 13
     for command in commands:
         out = run_cli([*command, "-h"])
         assert (out.exit_code, out.stderr) == (0, ""), command
-        assert out.stdout.startswith(f"usage: paramdiff {' '.join(command)} [-h]"), command
-        group = COMPARE if command[0] == "compare" else MAIN
-        spec = group.commands[command[-1]]
-        assert isinstance(spec, Command) and spec.doc.splitlines()[0] in out.stdout
-        for item in spec.items:
-            for names, kw in item.args if isinstance(item, OptionGroup) else (item,):
-                assert kw.get("help"), (command, names)
+        assert out.stdout.startswith(f"Usage: paramdiff {' '.join(command)} [OPTIONS]"), command
+        group = compare if command[0] == "compare" else paramdiff
+        spec = group.get_command(click.Context(group), command[-1])
+        assert spec is not None and spec.help is not None
+        assert " ".join(spec.help.splitlines()[0].split()) in " ".join(out.stdout.split())
+        for param in spec.params:
+            assert not isinstance(param, click.Option) or param.help or param.hidden, (
+                command,
+                param.name,
+            )
     pins = " ".join(run_cli(["compare", "pins", "--help"]).stdout.split())
     for text in ("--only-differences Hide rows where all agree.", "[default: hardware]"):
         assert text in pins
@@ -306,9 +324,9 @@ def test_a_group_without_its_command_shows_its_help_and_exits_2() -> None:
     for args, listed in (([], "validate"), (["compare"], "three-way")):
         out = run_cli(args)
         assert (out.exit_code, out.stdout) == (2, "")
-        assert out.stderr.startswith("usage: paramdiff") and listed in out.stderr
+        assert out.stderr.startswith("Usage: paramdiff") and listed in out.stderr
         prog = " ".join(["paramdiff", *args])
-        assert out.stderr.endswith(f"\nError: name a command — see '{prog} -h'\n")
+        assert out.stderr.endswith(f"\nError: name a command — see '{prog} --help'\n")
 
 
 def test_python_m_paramdiff_and_a_reader_that_leaves(tmp_path: Path) -> None:

@@ -174,6 +174,16 @@ def test_validate_reports_errors_and_advisories(
     ok = invoke("validate", *loc, str(good))
     assert ok.exit_code == 0, ok.output
     assert ok.output.splitlines()[-1] == (f"{good}: 2 parameters valid for Rover-4.7/apm.pdef.json")
+    # Warnings only (exit 0): the summary counts them, never "valid" under them (#19).
+    advised = tmp_path / "advised.params"
+    advised.write_text("SERVO1_MIN 300\nWP_RADIUS 5\nSERVO1_MAX 9000\n")
+    warned = invoke("validate", *loc, str(advised))
+    assert warned.exit_code == 0, warned.output
+    *warnings, last = warned.output.splitlines()
+    assert len(warnings) == 2 and all(w.startswith("warning: ") for w in warnings)
+    assert last == (
+        f"{advised}: 3 parameters checked against Rover-4.7/apm.pdef.json: 2 warning(s) above"
+    )
     strict = invoke("validate", *loc, "--strict", str(f))
     # The findings are listed first, one per line; the Error line itself is one line, last.
     *findings, last = strict.output.splitlines()

@@ -66,6 +66,11 @@ def shipped_profiles() -> list[str]:
     return list(_shipped_config().profiles)
 
 
+def shipped_descriptions() -> dict[str, str]:
+    """Each shipped profile's name and description (`init --help` lists them)."""
+    return {name: p.description for name, p in _shipped_config().profiles.items()}
+
+
 def _shipped_config() -> Config:
     """The shipped sources.yaml, validated as any sources.yaml is (every value's type) before
     ``starter`` picks values out of it."""

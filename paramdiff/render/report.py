@@ -29,6 +29,7 @@ STATUS_KEY = [
     ("renamed, differs", "renamed, and the converted values differ (`old → converted` shown)"),
     ("only in X", "one source sets it; the others could but do not"),
     ("missing in X", "several sources set it; X could but does not"),
+    ("— (in a value column)", "the source could set this parameter but does not"),
     ("not representable (n/r)", "the source (a Gazebo model) cannot express this parameter"),
     ("deliberate delta", "the derived file changes the shipped value, for the reason given"),
     ("stale", "a delta's `was` no longer matches upstream; derive and check refuse until reviewed"),

@@ -8,6 +8,7 @@ from ..model.categories import Category, GlobSet, ScriptParams
 from ..model.metadata import Metadata
 
 UNKNOWN = "unknown"
+OTHER = "other"
 
 
 def _selects(cat: Category) -> bool:
@@ -66,6 +67,16 @@ class Classifier:
             self._fragment is not None and self._fragment.search(name) is not None
         )
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every category a name can be put in, in sources.yaml's order: its categories, then
+        "unknown" (a name the metadata lacks) and "other" (no rule took it) where they can
+        happen."""
+        extra = [UNKNOWN] if self.metadata else []
+        if not any(rest for *_, rest in self._rules):
+            extra.append(OTHER)
+        return (*(c.name for c in self.categories), *extra)
+
     def known(self, name: str) -> bool:
         return not self.metadata or self._in_metadata(name)
 
@@ -109,4 +120,4 @@ class Classifier:
                 return cat.name, cat.rule
         if not self.known(name):
             return UNKNOWN, "not in the firmware's parameter metadata: ArduPilot ignores it"
-        return "other", "matched no category rule"
+        return OTHER, "matched no category rule"

@@ -8,6 +8,7 @@ from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..errors import UsageError, quote
 from ..model.metadata import Metadata
 from ..model.params import READ_ONLY_MARK, Diagnostic, Fact, Param
 from ..model.source import Source
@@ -111,6 +112,7 @@ class Comparison:
     facts: list[tuple[str, Fact]] = field(default_factory=list)
     warnings: list[tuple[str, Diagnostic]] = field(default_factory=list)
     renames: dict[str, Pairing] = field(default_factory=dict)  # row name (the new one) -> pair
+    categories: tuple[str, ...] = (UNCATEGORISED,)  # every category a row can have
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -325,12 +327,29 @@ def compare(
     facts = [(s.role, f) for s in sources for f in s.file.facts]
     warnings = [(s.role, w) for s in sources for w in s.file.warnings]
     pairs = pair_renames(sources, renames)
-    comp = Comparison(sources, {}, params, meta, facts, warnings, pairs)
+    categories = classifier.names if classifier else (UNCATEGORISED,)
+    comp = Comparison(sources, {}, params, meta, facts, warnings, pairs, categories)
     old_names = {p.rename.old for p in pairs.values()}
     rows = _RowMaker(comp, classifier)
     for name in sorted(set().union(*(s.file.params for s in sources)) - old_names):
         comp.rows[name] = rows.row(name)
     return comp
+
+
+def check_categories(comp: Comparison, categories: tuple[str, ...]) -> None:
+    """Refuse a category no row of ``comp`` can be in, naming those it can."""
+    unknown = [c for c in categories if c not in comp.categories]
+    if not unknown:
+        return
+    if comp.categories == (UNCATEGORISED,):
+        raise UsageError(
+            f"--category {quote(unknown[0])}: these rows are {UNCATEGORISED} (a local file is "
+            "categorised only by a project here whose cache holds its firmware's metadata)",
+            "select rows with --param GLOB instead",
+        )
+    raise UsageError(
+        f"unknown category '{quote(unknown[0])}'", f"use one of: {', '.join(comp.categories)}"
+    )
 
 
 # --------------------------------------------------------------------------- rendering
@@ -342,6 +361,9 @@ def select(
     categories: tuple[str, ...] = (),
     params: tuple[str, ...] = (),
 ) -> list[str]:
+    """The names of the rows to show. A category the table cannot have is a usage error
+    listing those it can (a typo must not read as "0 parameters shown")."""
+    check_categories(comp, categories)
     names = []
     for name, (st, cat, _) in comp.rows.items():
         if only_differences and st.verdict is Verdict.SAME:  # renamed rows that agree too

@@ -8,3 +8,8 @@ redirects), the verified content-addressed cache, the lock's engine.
 # the engine importing the transports (a warm run never loads them).
 RAW_BASE = "https://raw.githubusercontent.com"
 GIT_BASE = "https://github.com"
+
+# Seconds every download of one command must finish within, together (upstream/http.py):
+# the environment variable sets it for the CLI (tests use a few seconds).
+ENV_DEADLINE = "PARAMDIFF_HTTP_DEADLINE"
+DEFAULT_DEADLINE = 120.0

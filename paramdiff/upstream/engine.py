@@ -8,6 +8,7 @@ the HTTP client or ``socket`` (they load with the first download: ~8 ms of impor
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,19 +18,39 @@ from typing import TYPE_CHECKING
 from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
 from ..config.sources import Profile, SourceSpec
 from ..digests import git_blob_id, sha256_of
-from ..errors import ConfigError, FetchError, ParamdiffError
+from ..errors import ConfigError, FetchError, UsageError
 from ..files import INPUT_LIMIT, TEXT_LIMIT
 from ..model.locked import LockedFile
-from . import GIT_BASE, RAW_BASE
+from . import DEFAULT_DEADLINE, ENV_DEADLINE, GIT_BASE, RAW_BASE
 from .cache import Cache
 from .verified import VerifiedFile, VerifiedIndex
 
 if TYPE_CHECKING:
+    from .http import HttpClient
     from .transports import Fetched, GitTransport, MirrorTransport, Transport
+    from .watchdog import CommandDeadline
 
 ENV_MIRROR = "PARAMDIFF_MIRROR"
 ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
 MAX_WORKERS = 4
+MIRROR_UNREACHABLE = "check the network and the mirror's URL (--mirror / PARAMDIFF_MIRROR)"
+
+
+def deadline_from_env(environ: dict[str, str] | None = None) -> float:
+    """Seconds for all of a command's downloads: PARAMDIFF_HTTP_DEADLINE, else 120."""
+    text = (os.environ if environ is None else environ).get(ENV_DEADLINE, "").strip()
+    if not text:
+        return DEFAULT_DEADLINE
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise UsageError(
+            f"{ENV_DEADLINE}={text[:40]!r} is not a number of seconds",
+            f"set it to a positive number (the default is {DEFAULT_DEADLINE:g}), or unset it",
+        )
+    return seconds
 
 
 def input_limit(fmt: str, main: bool = True) -> int:
@@ -42,14 +63,22 @@ def input_limit(fmt: str, main: bool = True) -> int:
 @dataclass(slots=True)
 class TransportChoice:
     """Which transport serves a source: a mirror for everything, a global override,
-    or the source's own ``transport:`` (https by default)."""
+    or the source's own ``transport:`` (https by default).
+
+    Its HTTP transports share one client, so one deadline (``deadline`` seconds, from the
+    first download) bounds all the command's downloads and ``stop`` ends them all;
+    ``progress`` is told of every wait before a retry."""
 
     cache_dir: Path
     mirror: str | None = None
     override: str | None = None
     git_base: str = GIT_BASE
     raw_base: str | None = None
+    deadline: float = DEFAULT_DEADLINE
+    progress: Callable[[str], None] | None = None
     _made: dict[str, Transport] = field(default_factory=dict, init=False, repr=False)
+    _client: HttpClient | None = field(default=None, init=False, repr=False)
+    _clock: CommandDeadline | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def from_env(
@@ -58,14 +87,46 @@ class TransportChoice:
         mirror: str | None = None,
         override: str | None = None,
         git_base: str | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> TransportChoice:
-        """Options win over the environment (PARAMDIFF_MIRROR, PARAMDIFF_GIT_BASE)."""
+        """Options win over the environment (PARAMDIFF_MIRROR, PARAMDIFF_GIT_BASE); the
+        deadline is PARAMDIFF_HTTP_DEADLINE's."""
         return cls(
             cache_dir=cache_dir,
             mirror=mirror or os.environ.get(ENV_MIRROR) or None,
             override=override,
             git_base=git_base or os.environ.get(ENV_GIT_BASE) or GIT_BASE,
+            deadline=deadline_from_env(),
+            progress=progress,
         )
+
+    def _command_deadline(self) -> CommandDeadline:
+        """The deadline the command's downloads and git commands share; it starts with the
+        first transport made (the first ref resolved or file fetched)."""
+        if self._clock is None:
+            from .watchdog import CommandDeadline
+
+            self._clock = CommandDeadline(self.deadline)
+        return self._clock
+
+    def _http(self, fix: str | None = None) -> HttpClient:
+        if self._client is None:
+            from .http import UNREACHABLE, HttpClient, HttpSettings
+
+            settings = HttpSettings(deadline=self.deadline)
+            clock = self._command_deadline()
+            self._client = HttpClient(settings, self.progress, fix or UNREACHABLE, clock)
+        return self._client
+
+    def stop(self) -> None:
+        """End every download in flight: one failed, so the command fails."""
+        for transport in self._made.values():
+            transport.stop()
+
+    def close(self) -> None:
+        """Release the HTTP sessions (after ``stop``, once the downloads returned)."""
+        for transport in self._made.values():
+            transport.close()
 
     def for_source(self, spec: SourceSpec) -> Transport:
         name = "mirror" if self.mirror else (self.override or spec.transport or "https")
@@ -78,16 +139,18 @@ class TransportChoice:
                     )
                 from .transports import MirrorTransport
 
-                self._made[name] = MirrorTransport(self.mirror)
+                self._made[name] = MirrorTransport(self.mirror, self._http(MIRROR_UNREACHABLE))
             elif name == "git":
                 from .transports import GitTransport
 
-                self._made[name] = GitTransport(self.cache_dir, self.git_base)
+                self._made[name] = GitTransport(
+                    self.cache_dir, self.git_base, self._command_deadline()
+                )
             else:
                 from .transports import HttpsTransport
 
                 self._made[name] = HttpsTransport(
-                    raw_base=self.raw_base or RAW_BASE, git_base=self.git_base
+                    raw_base=self.raw_base or RAW_BASE, git_base=self.git_base, client=self._http()
                 )
         return self._made[name]
 
@@ -196,7 +259,10 @@ class _Engine:
         try:
             got: Fetched = transport.get(spec.repo, commit, path, locked.size if locked else None)
         except FetchError as exc:
-            raise FetchError(f"{where}: {exc.what}", exc.fix) from None
+            fix = exc.fix
+            if locked is not None and getattr(exc, "missing", False):
+                fix = f"{fix}; if {LOCK_FILE} was edited, restore it from git"
+            raise FetchError(f"{where}: {exc.what}", fix) from None
         data = got.data
         self._within_limit(spec, path, len(data), "as downloaded")
         digest, blob = sha256_of(data), git_blob_id(data)
@@ -305,22 +371,35 @@ class _Engine:
         return includes, locked_files, downloaded
 
     def many(self, jobs: Sequence[tuple[SourceSpec, LockEntry | None, bool]]) -> list[FetchedRole]:
+        """Every job's role, at most MAX_WORKERS downloading at once. The first job that
+        fails ends them all: the others are cancelled, or stopped mid-download (their
+        sockets shut), so a stalled host costs the command one deadline, not one per wave."""
         if len(jobs) == 1:  # no pool (nor its import) for one role: the common lazy lookup
             return [self.one(*jobs[0])]
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-        with ThreadPoolExecutor(max_workers=MAX_WORKERS) as pool:
-            futures = [pool.submit(self.one, *job) for job in jobs]
-            results: list[FetchedRole] = []
-            first_error: ParamdiffError | None = None
-            for fut in futures:
-                try:
-                    results.append(fut.result())
-                except ParamdiffError as exc:
-                    first_error = first_error or exc
-        if first_error is not None:
-            raise first_error
-        return results
+        pool = ThreadPoolExecutor(max_workers=MAX_WORKERS)
+        futures = [pool.submit(self.one, *job) for job in jobs]
+        failed = True  # until every job returned; Ctrl-C while waiting stops the rest too
+        try:
+            wait(futures, return_when=FIRST_EXCEPTION)
+            first = next((f.exception() for f in futures if f.done() and f.exception()), None)
+            if first is not None:
+                raise first  # a ParamdiffError, or a bug (exit 3)
+            failed = False
+            return [f.result() for f in futures]
+        finally:
+            if failed:
+                for future in futures:
+                    future.cancel()  # those not started never will
+                self._stop()
+            pool.shutdown(wait=True, cancel_futures=True)
+            if failed and self.transports is not None:
+                self.transports.close()
+
+    def _stop(self) -> None:
+        if self.transports is not None:
+            self.transports.stop()
 
 
 def verify_cached(

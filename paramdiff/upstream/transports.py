@@ -19,7 +19,8 @@ from urllib.parse import quote, urlparse
 from ..errors import FetchError
 from ..files import read_regular
 from . import GIT_BASE, RAW_BASE
-from .http import HttpClient, SizeLimit
+from .http import MIRROR_HINT, HttpClient, SizeLimit, too_slow
+from .watchdog import CommandDeadline
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 LOCKED_SIZE = "the size sources.lock records"
@@ -27,6 +28,12 @@ LOCKED_SIZE = "the size sources.lock records"
 
 class TransportError(FetchError):
     """A transport failure; fetch adds which role, repo, ref and path it was for."""
+
+
+class MissingFile(TransportError):
+    """The source has no such path at that commit (or no such commit)."""
+
+    missing = True  # fetch adds: if the lock named that commit, was it edited?
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,12 @@ class Transport(Protocol):
 
     def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched: ...
 
+    def stop(self) -> None:
+        """End the downloads in flight and refuse new ones (another download failed)."""
+
+    def close(self) -> None:
+        """Release connections, once the downloads returned."""
+
 
 # --------------------------------------------------------------------------- git helpers
 
@@ -58,18 +71,39 @@ def _git() -> Any:
     return git.Git()
 
 
-def ls_remote(url: str, ref: str) -> str:
-    """Resolve ``ref`` on ``url`` with ``git ls-remote``; argument list only, ``--`` first."""
+def _time_left(deadline: CommandDeadline | None, what: str) -> dict[str, float]:
+    """GitPython's ``kill_after_timeout`` for a git command of a fetch: it may run until the
+    command's deadline, then git (and its helpers) are killed."""
+    if deadline is None:
+        return {}
+    _past(deadline, what)
+    return {"kill_after_timeout": deadline.left()}
+
+
+def _past(deadline: CommandDeadline | None, what: str) -> None:
+    """An error once the command's deadline passed (or the command stopped)."""
+    if deadline is not None and (deadline.left() <= 0 or deadline.stopped.is_set()):
+        raise TransportError(
+            f"{what} did not finish within its {deadline.seconds:g}s deadline",
+            too_slow(deadline.seconds),
+        )
+
+
+def ls_remote(url: str, ref: str, deadline: CommandDeadline | None = None) -> str:
+    """Resolve ``ref`` on ``url`` with ``git ls-remote``; argument list only, ``--`` first;
+    within the command's ``deadline`` when given."""
     import git
 
     if HEX40.match(ref):
         return ref
+    what = f"git ls-remote {url}"
     try:
-        out = _git().execute(["git", "ls-remote", "--", url, ref])
+        out = _git().execute(["git", "ls-remote", "--", url, ref], **_time_left(deadline, what))
     except git.GitCommandError as exc:
+        _past(deadline, what)
         raise TransportError(
             f"git ls-remote {url} failed: {git_stderr(exc) or exc.status}",
-            "check the repository URL and the network",
+            f"check the repository URL and the network, or {MIRROR_HINT}",
         ) from None
     found: dict[str, str] = {}
     for line in str(out).splitlines():
@@ -116,34 +150,51 @@ class HttpsTransport:
         self.client = client or HttpClient()
 
     def resolve(self, repo: str, ref: str) -> str:
-        return ls_remote(f"{self.git_base}/{repo}.git", ref)
+        return ls_remote(f"{self.git_base}/{repo}.git", ref, self.client.deadline)
 
     def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
         limit = None if locked_size is None else SizeLimit(locked_size, LOCKED_SIZE)
         url = f"{self.raw_base}/{repo}/{commit}/{quote(path)}"
         return Fetched(self.client.get(url, limit))
 
+    def stop(self) -> None:
+        self.client.stop()
+
+    def close(self) -> None:
+        self.client.close()
+
 
 class GitTransport:
     """Fetch just the pinned commit into a cached bare repository and read the blob with git.
 
     For hosts without a raw-file endpoint. ``git_base`` may be ``file://`` only when
-    the user passed it explicitly (``--git-base``); sources.yaml cannot ask for it.
+    the user passed it explicitly (``--git-base``); sources.yaml cannot ask for it. With a
+    ``deadline`` (fetch's), ``ls-remote`` and ``git fetch`` are killed when it passes.
     """
 
     name = "git"
 
-    def __init__(self, cache_dir: Path, git_base: str = GIT_BASE) -> None:
+    def __init__(
+        self, cache_dir: Path, git_base: str = GIT_BASE, deadline: CommandDeadline | None = None
+    ) -> None:
         self.cache_dir = cache_dir
         self.git_base = git_base.rstrip("/")
+        self.deadline = deadline
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
     def url(self, repo: str) -> str:
         return f"{self.git_base}/{repo}.git"
 
+    def stop(self) -> None:
+        """Nothing to stop: a running git command ends by itself (a job not started yet is
+        cancelled by the engine)."""
+
+    def close(self) -> None:
+        pass
+
     def resolve(self, repo: str, ref: str) -> str:
-        return ls_remote(self.url(repo), ref)
+        return ls_remote(self.url(repo), ref, self.deadline)
 
     def _bare(self, repo: str) -> Any:
         import git
@@ -170,14 +221,18 @@ class GitTransport:
             try:
                 bare.git.execute(["git", "cat-file", "-e", f"{commit}^{{commit}}"])
             except git.GitCommandError:
+                what = f"git fetch of {commit} from {self.url(repo)}"
                 try:
                     bare.git.execute(
-                        ["git", "fetch", "--quiet", "--depth=1", "--", self.url(repo), commit]
+                        ["git", "fetch", "--quiet", "--depth=1", "--", self.url(repo), commit],
+                        **_time_left(self.deadline, what),
                     )
                 except git.GitCommandError as exc:
+                    _past(self.deadline, what)
                     raise TransportError(
                         f"git fetch of {commit} from {self.url(repo)} failed: {git_stderr(exc)}",
-                        "check the commit exists upstream and the host allows fetching it",
+                        "check the commit exists upstream and the host allows fetching it (and "
+                        f"the network), or {MIRROR_HINT}",
                     ) from None
             try:
                 blob = bare.git.execute(["git", "rev-parse", "--verify", f"{commit}:{path}"])
@@ -195,7 +250,7 @@ class GitTransport:
                     strip_newline_in_stdout=False,
                 )
             except git.GitCommandError:
-                raise TransportError(
+                raise MissingFile(
                     f"{path} does not exist at commit {commit[:12]}",
                     "check the path in sources.yaml against the repository at that commit",
                 ) from None
@@ -384,7 +439,7 @@ class MirrorTransport:
     def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
         info = (self._repo(repo).get("files") or {}).get(commit, {}).get(path)
         if info is None:
-            raise TransportError(
+            raise MissingFile(
                 f"{path} does not exist at commit {commit[:12]} in the mirror",
                 "check the path in sources.yaml against the repository at that commit",
             )
@@ -397,6 +452,12 @@ class MirrorTransport:
             limit = SizeLimit(info["size"], "the size the mirror's MANIFEST.json records")
         data = self._read(f"raw/{repo}/{commit}/{path}", limit)
         return Fetched(data, blob=info.get("blob"), sha256=info.get("sha256"))
+
+    def stop(self) -> None:
+        self.client.stop()
+
+    def close(self) -> None:
+        self.client.close()
 
     def commits(self, repo: str) -> list[dict[str, Any]]:
         """The repository's commits, newest first (for history)."""

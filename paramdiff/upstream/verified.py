@@ -26,7 +26,7 @@ import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import FetchError
+from ..errors import FetchError, ParamdiffError
 from ..files import READ_FLAGS, write_atomic
 
 INDEX_DIR = "verified"
@@ -91,9 +91,10 @@ class VerifiedIndex:
             if target.is_symlink() or (target.exists() and not target.is_file()):
                 target.unlink()  # a damaged record that is not a file: never read it, replace it
             write_atomic(target, data)
-        except Exception as exc:
+        except (OSError, ParamdiffError) as exc:  # only the file system's refusals: a bug exits 3
+            why = exc.strerror if isinstance(exc, OSError) else exc.what
             raise FetchError(
-                f"cannot write the cache's verified index {target}: {exc}",
+                f"cannot write the cache's verified index {target}: {why or exc}",
                 "make the cache directory writable, or pass --cache-dir / set PARAMDIFF_CACHE",
             ) from None
 

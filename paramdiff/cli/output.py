@@ -1,0 +1,61 @@
+"""Where a command's lines go: click.echo (flushed, so stdout and stderr keep their order and
+a reader that left is noticed inside the error boundary), with control characters made visible
+to a terminal and a pipe alike (render/safe_text.py); the file sinks; warnings on stderr."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterable
+
+import click
+
+from ..render.safe_text import visible
+from ..render.sinks import Output, emit
+
+ECHO_BATCH = 1 << 16  # characters per write: click.echo flushes on every call
+
+
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """One write of ``text`` (a control character in it shows as its escape, ``\\x1b``)."""
+    click.echo(visible(text), err=err, nl=nl)
+
+
+def echo_lines(lines: Iterable[str]) -> None:
+    """Print lines as they come, ~64 KB per write (a line of `diff` over a thousand files can
+    be 100 KB, so the batch is counted in characters); what was produced before an error is
+    still printed (before the error's message)."""
+    batch: list[str] = []
+    size = 0
+    try:
+        for line in lines:
+            batch.append(line)
+            size += len(line) + 1
+            if size >= ECHO_BATCH:
+                echo("\n".join(batch))
+                batch.clear()
+                size = 0
+    finally:
+        if batch:
+            echo("\n".join(batch))
+
+
+def progress(line: str) -> None:
+    """A note on stderr while a command waits (before a download is retried): a note that
+    cannot be written (stderr closed) never fails the download."""
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: a closed file
+            echo(line, err=True)
+
+
+def warn(message: str | None) -> None:
+    """A warning on stderr, so it never mixes with output written to stdout."""
+    if message:
+        echo(f"warning: {message}", err=True)
+
+
+def write_output(lines: Iterable[str], output: Output, check: bool) -> None:
+    """The one sink switch: stdout, --check against a file, or an atomic write; status lines
+    ("… written") go to stderr."""
+    for text, status in emit(lines, output, check):
+        echo(text, err=status, nl=False)

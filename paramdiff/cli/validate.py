@@ -1,0 +1,21 @@
+"""`paramdiff validate`: a parameter file against the pin's metadata."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..project import PinContext
+from . import options as opt
+from .output import echo_lines
+
+
+@click.command("validate")
+@opt.pin_context
+@click.argument("file", type=opt.EXISTING_FILE, metavar="FILE")
+@opt.lenient()
+@click.option("--strict", is_flag=True, help="Fail on range/enum/bitmask warnings too.")
+def validate(pin: PinContext, file: Path, lenient: bool, strict: bool) -> None:
+    """Check FILE against the pin's metadata: unknown names, range, enum, bitmask, read-only."""
+    echo_lines(pin.validate_file(file, lenient, strict))
