@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from .upstream.engine import FetchedRole, TransportChoice
 
 CALIBRATION_ROLE = "calibration"
+# A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
+FIRMWARE_DEFAULTS_ROLE = "firmware_defaults"
 METADATA_FORMAT = "pdef"
 
 
@@ -198,6 +200,7 @@ class PinContext:
                     lock=self.lock,
                     roles=missing,
                     includes=blueos_includes,
+                    root=self.config.root,
                 )
             )
         return {r: self._fetched[r] for r in roles if r in self._fetched}
@@ -419,6 +422,8 @@ class PinContext:
                 use = "metadata"
             elif role == CALIBRATION_ROLE:
                 use = "categories"
+            elif role == FIRMWARE_DEFAULTS_ROLE:
+                use = "firmware defaults"
             elif frames:
                 use = f"frame defaults, {' and '.join(frames)}"
             elif role in self._launch_roles:
@@ -463,6 +468,24 @@ class PinContext:
         from .launch.verify import verify_declared
 
         return verify_declared(self, self.derived_source)
+
+    def minimal_derived(self) -> Derived:
+        """The derived file without what the launch runs anyway: the pin's
+        ``firmware_defaults`` role (a pulled, freshly wiped SITL), then the frame's defaults."""
+        if FIRMWARE_DEFAULTS_ROLE not in self.specs:
+            raise ConfigError(
+                f"pin '{self.pin}' of profile '{self.profile.name}' has no "
+                f"'{FIRMWARE_DEFAULTS_ROLE}' role, so --minimal does not know what runs anyway",
+                "pull a freshly wiped SITL of this firmware (sim_vehicle.py -w …; paramdiff pull "
+                "tcp:127.0.0.1:5760 -o field/defaults.params), commit it and add it as role "
+                f"'{FIRMWARE_DEFAULTS_ROLE}: {{file: field/defaults.params}}'",
+            )
+        from .stages.derive import minimal
+        from .stages.running import runs_anyway
+
+        defaults = self.source(FIRMWARE_DEFAULTS_ROLE).file.params.values()
+        baseline = runs_anyway(defaults, self.frame_defaults())
+        return minimal(self.derived, baseline, FIRMWARE_DEFAULTS_ROLE)
 
     @cached_property
     def derived_lines(self) -> list[str]:
@@ -674,6 +697,11 @@ class PinContext:
                 f"role '{role}' is a {spec.format} file, not a parameter set",
                 "follow a parameter role such as hardware or sitl",
             )
+        if spec.is_local:  # a file of this repository: its own git log
+            from .stages.history import value_history
+            from .upstream.own_repo import OwnRepository
+
+            return value_history(OwnRepository(self.config.root), spec, [], pattern)
         choice = self.options.transports()
         if choice is None:
             raise ConfigError(

@@ -44,6 +44,14 @@ COMMANDS = {
         ".validate:validate",
         "Check FILE against the pin's metadata: unknown names, range, enum, bitmask, read-only.",
     ),
+    "pull": Lazy(
+        ".pull:pull_command",
+        "Every parameter of a vehicle or running SITL, as a file (MAVLink, pymavlink).",
+    ),
+    "verify": Lazy(
+        ".verify:verify",
+        "Pull a running SITL's parameters and compare them with what its launch should run.",
+    ),
     "history": Lazy(
         ".history:history",
         "PARAM (a name or glob) at every upstream commit that changed the role's file.",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import UsageError
 from ..project import PinContext
 from ..render.params import derived_qgc_types, render
 from . import options as opt
@@ -23,8 +24,20 @@ from .output import warn, write_output
     show_default=True,
     help="params (sim_vehicle/MAVProxy), mp (Mission Planner), qgc.",
 )
-def derive(pin: PinContext, output: Path | None, fmt: str, check: bool) -> None:
+@click.option(
+    "--minimal",
+    is_flag=True,
+    help="Leave out what the launch runs anyway (the pin's firmware_defaults role, then the "
+    "frame's defaults); every delta stays. Needs -o: the profile's file stays the full one.",
+)
+def derive(pin: PinContext, output: Path | None, fmt: str, check: bool, minimal: bool) -> None:
     """Write the SITL parameter file: hardware + overlay, with provenance."""
+    if minimal and output is None:
+        raise UsageError(
+            "--minimal writes a file of its own",
+            "give -o PATH (or -o -); the profile's derived file is the full one check keeps",
+        )
+    derived = pin.minimal_derived() if minimal else pin.derived
     if fmt == "qgc":
-        warn(derived_qgc_types(pin.derived).warning())
-    write_output(render(pin.derived, fmt), pin.derived_output(output, fmt), check)
+        warn(derived_qgc_types(derived).warning())
+    write_output(render(derived, fmt), pin.derived_output(output, fmt), check)

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
-from .sources import SourceSpec
+from .sources import LOCAL_REPO, SourceSpec
 from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
 from .yamlfile import ParsedMemo, YamlDoc, dump_yaml, load_yaml
 
@@ -61,7 +61,13 @@ class LockEntry:
             spec.format,
         )
 
+    @property
+    def is_local(self) -> bool:
+        return self.repo == LOCAL_REPO
+
     def to_yaml(self) -> dict[str, Any]:
+        if self.is_local:  # a file of this repository: no repository, ref or commit
+            return {"file": self.path, **{k: getattr(self, k) for k in LOCAL_FIELDS}}
         d = {k: getattr(self, k) for k in self.FIELDS}
         if not self.includes:
             d.pop("includes")
@@ -86,7 +92,63 @@ class Lock:
         return HEADER + dump_yaml({"version": LOCK_VERSION, "profiles": tree})
 
 
-def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
+LOCAL_FIELDS = ("format", "size", "sha256", "blob")
+
+
+KeyPath = tuple[Any, ...]
+
+
+def _hex(
+    doc: YamlDoc, at: KeyPath, fields: Any, key: str, pattern: re.Pattern[str], what: str
+) -> str:
+    value = fields[key]
+    if not isinstance(value, str) or not pattern.match(value):
+        raise doc.error(
+            (*at, key),
+            f"{key} {quote(repr(value))} is not {what}",
+            "the lock was edited by hand; restore it from git or run paramdiff fetch --update",
+        )
+    return value
+
+
+def _size(doc: YamlDoc, at: KeyPath, value: Any) -> int:
+    # Bounded: a locked size becomes a read bound, and 2**63 overflowed the read (exit 3).
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 2**40:
+        raise doc.error(
+            at, f"size {quote(repr(value))} is not a byte count", "restore the lock from git"
+        )
+    return value
+
+
+def _digests(doc: YamlDoc, at: KeyPath, fields: Any) -> tuple[int, str, str]:
+    """(size, sha256, blob) of an entry or an include."""
+    return (
+        _size(doc, (*at, "size"), fields["size"]),
+        _hex(doc, at, fields, "sha256", HEX64, "a sha256 hex digest"),
+        _hex(doc, at, fields, "blob", HEX40, "a git blob id"),
+    )
+
+
+def _local_entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
+    """A file of this repository: its path, format and digests; no repository or commit."""
+    check_keys(doc, path, raw, {"file", *LOCAL_FIELDS}, set())
+    size, sha256, blob = _digests(doc, path, raw)
+    return LockEntry(
+        repo=LOCAL_REPO,
+        ref="",
+        commit="",
+        path=check_relpath(raw["file"], doc, (*path, "file")),
+        format=text(doc, (*path, "format"), raw["format"]),
+        size=size,
+        sha256=sha256,
+        blob=blob,
+        line=doc.line(path),
+    )
+
+
+def _entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
+    if isinstance(raw, dict) and "file" in raw:
+        return _local_entry(doc, path, raw)
     check_keys(
         doc,
         path,
@@ -94,48 +156,22 @@ def _entry(doc: YamlDoc, path: tuple[Any, ...], raw: Any) -> LockEntry:
         {"repo", "ref", "commit", "path", "format", "size", "sha256", "blob"},
         {"includes"},
     )
-
-    def hexfield(
-        key: str, pattern: re.Pattern[str], what: str, fields: Any = raw, at: Any = path
-    ) -> str:
-        value = fields[key]
-        if not isinstance(value, str) or not pattern.match(value):
-            raise doc.error(
-                (*at, key),
-                f"{key} {quote(repr(value))} is not {what}",
-                "the lock was edited by hand; restore it from git or run paramdiff fetch --update",
-            )
-        return value
-
-    def size(value: Any, p: tuple[Any, ...]) -> int:
-        # Bounded: a locked size becomes a read bound, and 2**63 overflowed the read (exit 3).
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 2**40:
-            raise doc.error(
-                p, f"size {quote(repr(value))} is not a byte count", "restore the lock from git"
-            )
-        return value
-
     includes = []
     for i, inc in enumerate(sequence(doc, (*path, "includes"), raw.get("includes"))):
         ipath = (*path, "includes", i)
         check_keys(doc, ipath, inc, {"path", "size", "sha256", "blob"}, set())
-        includes.append(
-            LockedFile(
-                path=check_relpath(inc["path"], doc, (*ipath, "path")),
-                size=size(inc["size"], (*ipath, "size")),
-                sha256=hexfield("sha256", HEX64, "a sha256 hex digest", inc, ipath),
-                blob=hexfield("blob", HEX40, "a git blob id", inc, ipath),
-            )
-        )
+        path_ = check_relpath(inc["path"], doc, (*ipath, "path"))
+        includes.append(LockedFile(path_, *_digests(doc, ipath, inc)))
+    size, sha256, blob = _digests(doc, path, raw)
     return LockEntry(
         repo=check_repo(raw["repo"], doc, (*path, "repo")),
         ref=check_ref(text(doc, (*path, "ref"), raw["ref"]), doc, (*path, "ref")),
-        commit=hexfield("commit", HEX40, "a 40-hex commit"),
+        commit=_hex(doc, path, raw, "commit", HEX40, "a 40-hex commit"),
         path=check_relpath(raw["path"], doc, (*path, "path")),
         format=text(doc, (*path, "format"), raw["format"]),
-        size=size(raw["size"], (*path, "size")),
-        sha256=hexfield("sha256", HEX64, "a sha256 hex digest"),
-        blob=hexfield("blob", HEX40, "a git blob id"),
+        size=size,
+        sha256=sha256,
+        blob=blob,
         includes=tuple(includes),
         line=doc.line(path),
     )

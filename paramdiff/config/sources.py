@@ -35,6 +35,11 @@ FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
 TRANSPORTS = ("https", "git", "mirror")
 
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# The repository of a role that is a file of the project's own repository (``file:``): a
+# team's own dump of its boat, pinned by size and digests like an upstream file.
+LOCAL_REPO = "."
+
+
 # Profile and pin names become file names (reports/<profile>-<pin>.md, `{pin}` in a path) and
 # words in commands and reports: letters, digits, '.', '_' and '-', never a control
 # character, a space, a '/' or a leading '.' or '-' (`..`, `-x`).
@@ -75,7 +80,14 @@ class SourceSpec(NamedTuple):
     lenient: bool = False
     transport: str | None = None
 
+    @property
+    def is_local(self) -> bool:
+        """A file of this repository (``file:``), not an upstream one."""
+        return self.repo == LOCAL_REPO
+
     def describe(self, ref: str | None = None) -> str:
+        if self.is_local:
+            return f"{self.role} ({self.path} in this repository)"
         return f"{self.role} ({self.repo}@{ref or self.ref} {self.path})"
 
 
@@ -156,10 +168,30 @@ class Config:
         return targets
 
 
-def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
-    check_keys(
-        doc, path, raw, {"repo", "ref", "path"}, {"format", "firmware", "lenient", "transport"}
+def _local_source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
+    """``file: field/boat7.params``: a file of this repository, e.g. a dump of the team's own
+    boat saved from QGroundControl, MAVProxy, Mission Planner, BlueOS or `paramdiff pull`."""
+    check_keys(doc, path, raw, {"file"}, {"format", "firmware", "lenient"})
+    file = check_relpath(raw["file"], doc, (*path, "file"))
+    if PurePosixPath(file).parts[0] == ".git" or file in PROJECT_INPUTS:
+        raise doc.error(
+            (*path, "file"),
+            f"role '{role}' names {file!r}, which is paramdiff's own file, not a parameter set",
+            "name the parameter file itself, e.g. field/boat7.params",
+        )
+    return SourceSpec(
+        role=role,
+        repo=LOCAL_REPO,
+        ref="",
+        path=file,
+        format=_format(doc, path, role, raw),
+        line=doc.line(path),
+        firmware=text(doc, (*path, "firmware"), raw["firmware"]) if "firmware" in raw else None,
+        lenient=flag(doc, (*path, "lenient"), raw.get("lenient", False)),
     )
+
+
+def _format(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> str:
     fmt = raw.get("format", "auto")
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise doc.error(
@@ -167,6 +199,16 @@ def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
             f"unknown format {quote(repr(fmt))} for role '{role}'",
             f"use one of: {', '.join(FORMATS)}",
         )
+    return fmt
+
+
+def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
+    if isinstance(raw, dict) and "file" in raw:
+        return _local_source(doc, path, role, raw)
+    check_keys(
+        doc, path, raw, {"repo", "ref", "path"}, {"format", "firmware", "lenient", "transport"}
+    )
+    fmt = _format(doc, path, role, raw)
     transport = raw.get("transport")
     if transport is not None and (not isinstance(transport, str) or transport not in TRANSPORTS):
         raise doc.error(
@@ -350,9 +392,7 @@ def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tupl
     return frames
 
 
-def _launches(
-    doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins
-) -> tuple[DeclaredLaunch, ...]:
+def _launches(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[DeclaredLaunch, ...]:
     """Each launch: a command line, or {name, command, model}; read as SITL would (so a typo
     fails here, on its line), names unique."""
     from ..errors import UsageError

@@ -155,6 +155,24 @@ def _model(
     return ref, ref, read_local(path), local_resolver()
 
 
+def stacked(launch: Launch, layers: list[Layer]) -> Layers:
+    """The launch's files stacked in load order: what it runs, last wins."""
+    frame_roles = tuple(ly.source.role for ly in layers if ly.origin.startswith("frame"))
+    label = launch.frame.frame if launch.frame else launch.model
+    return stack([ly.source for ly in layers], label, frame_roles)
+
+
+def launch_layers(ctx: PinContext, text: str | None) -> tuple[Launch, Layers] | None:
+    """The launch ``text`` (default: the profile's first declared one) and what it runs,
+    over the derived file as read back; None when there is neither."""
+    if text is None:
+        if not ctx.profile.launches:
+            return None
+        text = ctx.profile.launches[0].command
+    launch = parse_launch(text)
+    return launch, stacked(launch, resolve_layers(ctx, launch, ctx.derived_source))
+
+
 def verify_launch(
     ctx: PinContext,
     name: str,
@@ -164,12 +182,7 @@ def verify_launch(
     extra_models: list[Path] | None = None,
 ) -> LaunchResult:
     layers = resolve_layers(ctx, launch, derived)
-    frame_roles = tuple(ly.source.role for ly in layers if ly.origin.startswith("frame"))
-    label = launch.frame.frame if launch.frame else launch.model
-    result = LaunchResult(
-        name, launch, layers, stack([ly.source for ly in layers], label, frame_roles),
-        resolve(launch.model),
-    )  # fmt: skip
+    result = LaunchResult(name, launch, layers, stacked(launch, layers), resolve(launch.model))
     result.notes.extend(launch.notes)
     if launch.stored_values_survive:
         result.notes.append(

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..config.sources import LOCAL_REPO
 from ..errors import ConfigError
 from ..model.params import Param
 from ..model.source import Source
@@ -187,15 +188,26 @@ def _header(d: Derived, fmt: str) -> Iterator[str]:
     yield f"Profile {d.profile}, pin {d.pin}; every input as locked in sources.lock:"
     for use, s in d.locked or [("values", i) for i in d.inputs]:
         version = f"; version {s.version}" if s.version else ""
-        yield f"  {s.role} ({use}): {s.repo}{version}"
-        yield f"    {s.path}"
-        yield f"    commit {s.commit}"
+        if s.repo == LOCAL_REPO:
+            yield f"  {s.role} ({use}): this repository{version}"
+            yield f"    {s.path}"
+        else:
+            yield f"  {s.role} ({use}): {s.repo}{version}"
+            yield f"    {s.path}"
+            yield f"    commit {s.commit}"
         yield f"    sha256 {s.sha256}"
         for inc in s.includes:
             yield f"    %include {inc.path}"
             yield f"      sha256 {inc.sha256}"
     yield f"  overlay: {d.overlay.file}"
     yield f"    sha256 {d.overlay.sha256}"
+    if d.minimal_of:
+        role, dropped = d.minimal_of
+        yield ""
+        yield (
+            f"Minimal (--minimal): {dropped} lines left out that only restate what the launch "
+            f"runs anyway ({role}, then the frame's defaults); every delta stays."
+        )
     yield ""
     if fmt != "qgc":
         yield from _provenance(d)

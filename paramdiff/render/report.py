@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from ..config.sources import LOCAL_REPO
 from ..model.values import format_value, same_value
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from .comparison import render
@@ -37,6 +38,8 @@ STATUS_KEY = [
 
 
 def link(repo: str | None, commit: str | None, path: str | None) -> str:
+    if repo == LOCAL_REPO:  # a file of this repository, pinned by its digests
+        return "this repository"
     if not (repo and commit and path):
         return path or ""
     url_path = path.replace(" ", "%20")

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import asdict
 
+from ..config.sources import LOCAL_REPO
 from ..stages.review import Attention, DeltaChange, ProfileReview, Review, RoleMove
 from .safe_text import visible_lines
 from .texttable import markdown_cell, markdown_table
@@ -167,6 +168,8 @@ def _move_row(m: RoleMove) -> list[str]:
     def commit(sha: str | None, ref: str | None) -> str:
         if sha is None:
             return "—"
+        if not sha:  # a file of this repository: the pull request's own diff shows it
+            return "(this repository)"
         url = m.blob_url(sha)
         return f"[`{sha[:12]}`]({url}) ({ref})" if ref and ref != sha else f"[`{sha[:12]}`]({url})"
 
@@ -174,7 +177,8 @@ def _move_row(m: RoleMove) -> list[str]:
     if m.compare_url:
         new += f" · [compare]({m.compare_url})"
     state = "changed" if m.bytes_changed else "same bytes"
-    return [m.pin, m.role, f"`{m.repo}:{m.path}`", commit(m.old_commit, m.old_ref), new, state]
+    where = f"`{m.path}`" if m.repo == LOCAL_REPO else f"`{m.repo}:{m.path}`"
+    return [m.pin, m.role, where, commit(m.old_commit, m.old_ref), new, state]
 
 
 def _table(

@@ -7,8 +7,8 @@ the metadata, the frame defaults); ``render.params`` turns that into lines of te
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from ..config.overlay import Delta, Overlay, Rule, validate_deltas
@@ -19,6 +19,7 @@ from ..model.source import Source
 from ..model.values import format_value
 from .classify import Classifier
 from .layers import Layers
+from .running import repeats_baseline
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -59,6 +60,8 @@ class Derived:
     target: str = ""
     # Every locked input of the pin with what it is used for (the header's provenance).
     locked: list[tuple[str, Source]] = field(default_factory=list)
+    # --minimal: (the firmware-defaults role, how many lines only restated what runs anyway)
+    minimal_of: tuple[str, int] | None = None
     # The first declared launch check verifies: (command, files it loads in order); None
     # when the profile declares launches and none passes (set by PinContext.derived).
     load_with: tuple[str, list[str]] | None = None
@@ -150,6 +153,18 @@ def _lines(
     order = {s.name: i for i, s in enumerate(overlay.sections)}
     lines.sort(key=lambda ln: (order.get(ln.section, len(order)), natural_key(ln.name)))
     return lines, excluded
+
+
+def minimal(d: Derived, baseline: Mapping[str, float], defaults_role: str) -> Derived:
+    """``d`` without the lines that only restate what the launch runs anyway (``baseline``:
+    the firmware's defaults with the frame's on top); a delta stays, since it carries a
+    reason (SITL_Models PR#147 asks for such minimal files)."""
+    kept = [
+        ln
+        for ln in d.lines
+        if ln.delta is not None or not repeats_baseline(ln.name, ln.value, baseline)
+    ]
+    return replace(d, lines=kept, minimal_of=(defaults_role, len(d.lines) - len(kept)))
 
 
 def _output_functions(frame_defaults: Layers) -> list[str]:

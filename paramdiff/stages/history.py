@@ -121,6 +121,11 @@ def _no_history(source: Any, spec: SourceSpec) -> UsageError:
             "its history needs git: run without --mirror/PARAMDIFF_MIRROR (history then reads "
             "git log; --git-base URL for another host)",
         )
+    if spec.is_local:
+        return UsageError(
+            f"git log of this repository lists no commit that changed {spec.path}",
+            "commit the file; its history is this repository's",
+        )
     return UsageError(
         f"git log of {spec.repo} at {spec.ref} lists no commit that changed {spec.path}",
         "check the role's repo, ref and path in sources.yaml",

@@ -19,7 +19,7 @@ from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
 from ..config.sources import Profile, SourceSpec
 from ..digests import git_blob_id, sha256_of
 from ..errors import ConfigError, FetchError, UsageError
-from ..files import INPUT_LIMIT, TEXT_LIMIT
+from ..files import INPUT_LIMIT, TEXT_LIMIT, project_path, read_regular
 from ..model.locked import LockedFile
 from . import DEFAULT_DEADLINE, ENV_DEADLINE, GIT_BASE, RAW_BASE
 from .cache import Cache
@@ -172,7 +172,7 @@ class FetchedRole:
     spec: SourceSpec
     entry: LockEntry
     data: bytes
-    status: str  # cached | downloaded
+    status: str  # cached | downloaded | read (a file of this repository)
     previous: LockEntry | None = None
     includes: dict[str, bytes] = field(default_factory=dict)
 
@@ -197,11 +197,39 @@ class _Engine:
         cache: Cache,
         transports: TransportChoice | None,
         includes: IncludeFinder = _no_includes,
+        root: Path | None = None,
     ) -> None:
         self.cache = cache
         self.verified = VerifiedIndex(cache.root)
         self.transports = transports
         self.includes = includes
+        self.root = root  # the project's: where ``file:`` roles are read
+
+    def _local(self, spec: SourceSpec, entry: LockEntry | None, repin: bool) -> FetchedRole:
+        """A file of this repository, read where it stands. ``fetch`` pins what is there now
+        (``repin``); everything else insists on the bytes the lock pinned, so a dump edited
+        after the lock is named, never silently used."""
+        if self.root is None:  # pragma: no cover - every caller passes the project root
+            raise ConfigError(f"{spec.describe()}: no project root to read it from")
+        data = read_regular(project_path(self.root, spec.path), INPUT_LIMIT, spec.path)
+        new_entry = LockEntry(
+            repo=spec.repo,
+            ref="",
+            commit="",
+            path=spec.path,
+            format=spec.format,
+            size=len(data),
+            sha256=sha256_of(data),
+            blob=git_blob_id(data),
+        )
+        if not repin and entry is not None and entry != new_entry:
+            raise ConfigError(
+                f"changed after {LOCK_FILE} pinned it (now {new_entry.size} bytes, sha256 "
+                f"{new_entry.sha256[:12]}…; locked: {entry.size} bytes, {entry.sha256[:12]}…)",
+                "review the change (git diff), then pin it again: paramdiff fetch",
+                file=spec.path,
+            )
+        return FetchedRole(spec, new_entry, data, "read", previous=entry)
 
     def _transport(self, spec: SourceSpec, what: str) -> Transport:
         if self.transports is None:
@@ -295,6 +323,8 @@ class _Engine:
         return data, digest, blob
 
     def one(self, spec: SourceSpec, entry: LockEntry | None, resolve: bool) -> FetchedRole:
+        if spec.is_local:
+            return self._local(spec, entry, repin=resolve)
         if resolve or entry is None:
             transport = self._transport(spec, "the ref")  # its error names the role already
             try:
@@ -430,10 +460,12 @@ def materialize(
     lock: Lock | None,
     roles: list[str] | None = None,
     includes: IncludeFinder = _no_includes,
+    root: Path | None = None,
 ) -> dict[str, FetchedRole]:
-    """The locked bytes of each role; downloads (and verifies) only what the cache lacks."""
+    """The locked bytes of each role; downloads (and verifies) only what the cache lacks.
+    ``root``: the project's, where ``file:`` roles are read."""
     pin, specs = profile.pin(pin)
     wanted = [specs[r] for r in (roles or list(specs)) if r in specs]
     jobs = [(spec, require_entry(lock, profile.name, pin, spec), False) for spec in wanted]
-    results = _Engine(cache, transports, includes).many(jobs)
+    results = _Engine(cache, transports, includes, root).many(jobs)
     return {r.spec.role: r for r in results}

@@ -38,13 +38,19 @@ class FetchResult:
         rows = []
         for r in self.roles:
             e = r.entry
-            row = [r.spec.role, f"{e.repo}@{e.commit[:12]}", e.path, str(e.size), r.status]
+            where = "this repository" if e.is_local else f"{e.repo}@{e.commit[:12]}"
+            row = [r.spec.role, where, e.path, str(e.size), r.status]
             if update:
-                old = r.previous.commit[:12] if r.previous else "(new)"
+                old = _pinned(r.previous) if r.previous else "(new)"
                 moved = "unchanged" if not r.changed else "file changed"
-                row.append(f"{old} -> {e.commit[:12]}, {moved}")
+                row.append(f"{old} -> {_pinned(e)}, {moved}")
             rows.append(row)
         return rows
+
+
+def _pinned(e: LockEntry) -> str:
+    """What pins an entry: its commit, or a repository file's own digest."""
+    return f"sha256 {e.sha256[:12]}" if e.is_local else e.commit[:12]
 
 
 Job = tuple[SourceSpec, LockEntry | None, bool]  # spec, its lock entry, resolve the ref?
@@ -59,7 +65,7 @@ def _jobs(
     for role, spec in specs.items():
         entry = lock.get(profile.name, pin, role)
         stale = entry is not None and not entry.matches(spec)
-        if entry is not None and stale and not update:
+        if entry is not None and stale and not update and not entry.is_local:
             # sources.yaml changed for this role, or the lock was edited: they look the same.
             # The entry is replaced only once it verifies as it stands (its own repo, commit,
             # path, size, digests, includes), so an edited entry fails and stays as it was;
@@ -68,7 +74,10 @@ def _jobs(
                 repo=entry.repo, ref=entry.ref, path=entry.path, format=entry.format
             )
             checks.append((as_locked, entry, False))
-        jobs.append((spec, None if stale else entry, update or stale or entry is None))
+        # A file of this repository is pinned as it stands on every fetch: fetch is how a
+        # team says "this dump is the one"; every other command insists on the pinned bytes.
+        resolve = update or stale or entry is None or spec.is_local
+        jobs.append((spec, None if stale else entry, resolve))
     return jobs, checks
 
 
@@ -94,13 +103,15 @@ def fetch_targets(
     every_job = [job for _, _, jobs in planned for job in jobs]
     if transports is None:
         for spec, _entry, resolve in every_job:
-            if resolve:
+            if resolve and not spec.is_local:
                 why = "--update re-resolves refs" if update else "not locked yet"
                 raise FetchError(
                     f"{spec.describe()}: {why}, and --offline cannot resolve refs",
                     "run paramdiff fetch without --offline once",
                 )
-    done = iter(_Engine(cache, transports, includes).many([*checks, *every_job])[len(checks) :])
+    done = iter(
+        _Engine(cache, transports, includes, config.root).many([*checks, *every_job])[len(checks) :]
+    )
     results = [FetchResult(name, pin, [next(done) for _ in jobs]) for name, pin, jobs in planned]
     changes = {}
     for r in results:

@@ -1,0 +1,79 @@
+"""`paramdiff pull`: every parameter of a vehicle or a running SITL, over MAVLink."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..outputs import ProjectFiles
+from ..project import Options
+from ..render.sinks import output_for
+from ..vehicle.dump import DUMP_FORMATS, dump_lines
+from ..vehicle.pull import Progress, PullLimits, pull
+from . import options as opt
+from .output import echo, write_output
+
+
+def terminal_progress() -> Progress | None:
+    """A progress line on stderr, rewritten in place, when stderr is a terminal."""
+    if sys.stderr is None or not sys.stderr.isatty():
+        return None
+
+    def show(received: int, total: int) -> None:
+        end = "\n" if received >= total else ""
+        click.echo(f"\rparameters: {received}/{total}{end}", err=True, nl=False)
+
+    return show
+
+
+def _guard(root: Path) -> ProjectFiles:
+    """Where -o may not write: a project's own files when run in one, and never through a
+    symlink out of the current directory (paramdiff/outputs.py)."""
+    if (root / "sources.yaml").is_file():
+        return Options(root=root).project_files()
+    return ProjectFiles(root, {}, {})
+
+
+@click.command("pull")
+@click.argument("connection", metavar="CONNECTION")
+@click.option(
+    "-o",
+    "--output",
+    type=opt.OUTPUT_FILE,
+    default="-",
+    show_default=True,
+    metavar="FILE",
+    help="Where to write the parameters ('-' for stdout).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(DUMP_FORMATS),
+    default="params",
+    show_default=True,
+    help="params (MAVProxy, sim_vehicle.py), mp (Mission Planner) or qgc (with each type).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=PullLimits.timeout,
+    show_default=True,
+    metavar="SECONDS",
+    help="The whole pull, connection to last parameter.",
+)
+def pull_command(connection: str, output: Path, fmt: str, timeout: float) -> None:
+    """Every parameter of a vehicle or running SITL, as a file (MAVLink, pymavlink).
+
+    CONNECTION as MAVProxy takes it: tcp:127.0.0.1:5760, udpin:0.0.0.0:14550,
+    /dev/ttyACM0,115200. Missing parameters are asked for again one by one; each bound
+    (10 s for a HEARTBEAT, 5 requests an index, --timeout for the whole pull) ends in one
+    Error line.
+    """
+    root = Path.cwd()
+    target = output_for(root, output, None, f"paramdiff pull {connection} -o PATH", _guard(root))
+    pulled = pull(connection, PullLimits(timeout=timeout), terminal_progress())
+    for warning in pulled.warnings:
+        echo(f"warning: {warning}", err=True)
+    write_output(dump_lines(pulled, fmt), target, False)

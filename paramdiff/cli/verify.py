@@ -1,0 +1,40 @@
+"""`paramdiff verify`: what a running vehicle holds against what its launch should run."""
+
+from __future__ import annotations
+
+import click
+
+from ..project import PinContext
+from ..vehicle.pull import PullLimits
+from ..verify import verify_vehicle
+from . import options as opt
+from .output import echo_lines
+from .pull import terminal_progress
+
+
+@click.command("verify")
+@click.argument("connection", metavar="CONNECTION")
+@opt.pin_context
+@click.option(
+    "--launch",
+    metavar="CMD",
+    help="The launch it was started with (default: the profile's first declared launch).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=PullLimits.timeout,
+    show_default=True,
+    metavar="SECONDS",
+    help="The whole pull, connection to last parameter.",
+)
+def verify(pin: PinContext, connection: str, launch: str | None, timeout: float) -> None:
+    """Pull a running SITL's parameters and compare them with what its launch should run.
+
+    Lists each parameter a layer sets whose running value differs, with the layer and line
+    that set it and the likely cause (a stored value that survived: relaunch with -w).
+    Parameters no layer sets are counted. Exit 1 on a difference.
+    """
+    limits = PullLimits(timeout=timeout)
+    echo_lines(verify_vehicle(pin, connection, launch=launch, limits=limits,
+                              progress=terminal_progress()))  # fmt: skip

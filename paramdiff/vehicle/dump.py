@@ -1,0 +1,67 @@
+"""A pulled parameter set as a file: params (MAVProxy/sim_vehicle), mp or qgc.
+
+The header follows BlueOS's (``# Vehicle:``, ``# Version:``), which paramdiff and BlueOS both
+read, so a dump's firmware picks its metadata like any hardware set; the values are written
+as the shortest decimal that reads back as the very float32 the vehicle sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, version
+
+from ..model.values import format_value
+from .pull import Pulled
+
+DUMP_FORMATS = ("params", "mp", "qgc")
+
+
+def _paramdiff_version() -> str:
+    try:
+        return version("paramdiff")
+    except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+        return "(not installed)"
+
+
+def vehicle_words(type_name: str) -> str:
+    """``MAV_TYPE_SURFACE_BOAT`` -> ``Surface Boat``: how BlueOS names the vehicle."""
+    return type_name.removeprefix("MAV_TYPE_").replace("_", " ").title()
+
+
+def header(pulled: Pulled) -> list[str]:
+    v = pulled.vehicle
+    lines = [
+        f"# Date: {pulled.time}",
+        f"# Vehicle: {vehicle_words(v.type_name)}",
+    ]
+    if v.firmware:
+        lines.append(f"# Version: {v.firmware}")
+    if v.git_hash:
+        lines.append(f"# Git: {v.git_hash}")
+    lines += [
+        f"# Pulled by: paramdiff {_paramdiff_version()} over {pulled.connection}",
+        f"# From: system {v.system}, component {v.component} ({v.type_name}, "
+        f"{v.autopilot_name}); {len(pulled.params)} parameters",
+    ]
+    if not v.firmware:
+        lines.append("# The vehicle did not answer AUTOPILOT_VERSION: its firmware is not named.")
+    return lines
+
+
+def dump_lines(pulled: Pulled, fmt: str = "params") -> Iterator[str]:
+    """The file's lines in ``fmt``; values exactly as received."""
+    rows = sorted(pulled.params.values(), key=lambda p: p.name)
+    v = pulled.vehicle
+    if fmt == "qgc":
+        yield f"# Onboard parameters for Vehicle {v.system}"
+        yield from header(pulled)
+        yield "#"
+        yield "# Vehicle-Id Component-Id Name Value Type"
+        for p in rows:
+            yield f"{v.system}\t{v.component}\t{p.name}\t{format_value(p.value)}\t{p.mav_type}"
+        return
+    yield from header(pulled)
+    yield ""
+    for p in rows:
+        value = format_value(p.value)
+        yield f"{p.name},{value}" if fmt == "mp" else f"{p.name:<16} {value}"

@@ -1,0 +1,69 @@
+"""`paramdiff verify`: pull a running vehicle's parameters and compare them with what its
+launch should run, layer by layer (the job; the comparison is ``stages.running``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .errors import DriftError
+from .launch.verify import launch_layers
+from .project import PinContext
+from .render.texttable import table
+from .stages.layers import Layers
+from .stages.running import Verification, verify_running
+from .vehicle.pull import Progress, Pulled, PullLimits, pull
+
+HEADERS = ["parameter", "runs", "expected", "set by", "likely cause"]
+
+
+def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
+    v = pulled.vehicle
+    firmware = f", firmware {v.firmware}" if v.firmware else ""
+    stack = ", ".join(s.file.file for s in result.layers.layers)
+    yield f"{pulled.connection}: {v.type_name}{firmware}; {len(pulled.params)} parameters"
+    yield f"expected: {stack} (last wins)"
+    set_by_layers = result.matching + len(result.mismatches)
+    yield (
+        f"{result.matching} of {set_by_layers} parameters the layers set run that value; "
+        f"{result.unset} more run firmware defaults no layer sets (counted, not listed)"
+    )
+    if result.mismatches:
+        yield ""
+        yield from table(HEADERS, [m.row() for m in result.mismatches], markdown=False)
+
+
+def expected(pin: PinContext, launch: str | None) -> tuple[Layers, bool]:
+    """What the launch should run (``launch``, else the profile's first declared launch,
+    else its sim_vehicle.py frame under the derived file) and whether it wipes storage."""
+    found = launch_layers(pin, launch)
+    if found is not None:
+        parsed, layers = found
+        return layers, parsed.wipe
+    layers, _ = pin.layers(None, [])
+    return layers, False
+
+
+def verify_vehicle(
+    pin: PinContext,
+    connection: str,
+    *,
+    launch: str | None = None,
+    limits: PullLimits | None = None,
+    progress: Progress | None = None,
+) -> Iterator[str]:
+    """Lines for `paramdiff verify`; raises DriftError (exit 1) when a parameter a layer sets
+    runs another value."""
+    layers, wiped = expected(pin, launch)
+    pulled = pull(connection, limits, progress)
+    running = {name: p.value for name, p in pulled.params.items()}
+    result = verify_running(layers, running, wiped)
+    yield from verification_lines(pulled, result)
+    if not result.ok:
+        raise DriftError(
+            [
+                f"{m.name} runs {m.row()[1]}, {m.row()[3]} sets {m.row()[2]}"
+                for m in result.mismatches
+            ],
+            "see the likely cause of each; a stored value wins over every defaults file "
+            "unless the launch wipes it (-w)",
+        )

@@ -1,0 +1,155 @@
+"""`pull`: the real pymavlink client against a parameter server on 127.0.0.1 (tests/
+mavlink_vehicle.py) that drops, duplicates and reorders what it sends."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from mavlink_vehicle import Faults, Vehicle, boat_params, tcp_vehicle, udp_vehicle
+
+from paramdiff.errors import FetchError, UsageError
+from paramdiff.model.values import float32
+from paramdiff.parse.params import parse_params
+from paramdiff.vehicle.dump import dump_lines, vehicle_words
+from paramdiff.vehicle.pull import PullLimits, pull
+
+FAST = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.3, retries=8, version_wait=0.5)
+
+
+def _pull(vehicle: Vehicle, limits: PullLimits = FAST, udp: bool = False):
+    serve = udp_vehicle if udp else tcp_vehicle
+    with serve(vehicle) as connection:
+        return pull(connection, limits)
+
+
+def test_every_parameter_over_a_clean_link() -> None:
+    vehicle = Vehicle(boat_params(300))
+    pulled = _pull(vehicle)
+    assert len(pulled.params) == 300
+    assert pulled.params["SERVO1_FUNCTION"].value == 74
+    assert pulled.params["SERVO1_FUNCTION"].mav_type == 4
+    assert pulled.params["MOT_THST_ASYM"].value == float32(1.6)
+    assert pulled.vehicle.firmware == "4.7.0-beta"
+    assert pulled.vehicle.git_hash == "1a2b3c4d"
+    assert pulled.vehicle.type_name == "MAV_TYPE_SURFACE_BOAT"
+    assert vehicle.requests[0] == "command 512" and "list" in vehicle.requests
+    assert not any(r.startswith("read") for r in vehicle.requests)  # nothing was missing
+
+
+@pytest.mark.parametrize("udp", [False, True], ids=["tcp", "udpin"])
+def test_a_lossy_link_still_gives_every_parameter(udp: bool) -> None:
+    faults = Faults(drop=0.3, duplicate=0.2, reorder=True, seed=7)
+    vehicle = Vehicle(boat_params(400), faults=faults)
+    pulled = _pull(vehicle, udp=udp)
+    assert len(pulled.params) == 400
+    expected = {n: float32(v) for n, (v, _) in vehicle.params.items()}
+    assert {n: p.value for n, p in pulled.params.items()} == expected
+    reads = [r for r in vehicle.requests if r.startswith("read")]
+    assert reads, "30% dropped: the missing indices were asked for one by one"
+
+
+def test_a_vehicle_that_never_resends_is_an_error_naming_the_index() -> None:
+    faults = Faults(drop=0.5, answer_reads=False, seed=3)
+    limits = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.2, retries=2, version_wait=0)
+    with pytest.raises(FetchError, match=r"parameter index \d+ of 50 did not arrive after 2"):
+        _pull(Vehicle(boat_params(50), faults=faults), limits)
+
+
+def test_the_overall_timeout_bounds_a_silent_vehicle() -> None:
+    faults = Faults(answer_list=False)
+    limits = PullLimits(timeout=1.5, heartbeat_timeout=1, quiet=0.2, retries=50, version_wait=0)
+    with pytest.raises(FetchError, match=r"0 parameters after 1.5 s"):
+        _pull(Vehicle(boat_params(10), faults=faults), limits)
+
+
+def test_no_heartbeat_is_an_error() -> None:
+    faults = Faults(heartbeat=False)
+    limits = PullLimits(timeout=5, heartbeat_timeout=0.5)
+    with pytest.raises(FetchError, match=r"no vehicle HEARTBEAT within 0\.5 s"):
+        _pull(Vehicle(boat_params(10), faults=faults), limits)
+
+
+def test_a_refused_connection_names_the_fix() -> None:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    with pytest.raises(FetchError, match=r"cannot connect .*tcp:127.0.0.1:5760"):
+        pull(f"tcp:127.0.0.1:{port}", FAST)
+    with pytest.raises(UsageError, match="names no connection"):
+        pull(",115200", FAST)
+
+
+def test_without_autopilot_version_the_header_says_so() -> None:
+    vehicle = Vehicle(boat_params(5), faults=Faults(send_version=False))
+    pulled = _pull(vehicle)
+    assert pulled.vehicle.firmware is None
+    text = "\n".join(dump_lines(pulled))
+    assert "did not answer AUTOPILOT_VERSION" in text and "# Version:" not in text
+
+
+@pytest.mark.parametrize("fmt", ["params", "mp", "qgc"])
+def test_the_dump_reads_back_exactly(fmt: str) -> None:
+    vehicle = Vehicle(boat_params(40))
+    pulled = _pull(vehicle)
+    data = "\n".join(dump_lines(pulled, fmt)).encode() + b"\n"
+    parsed = parse_params(data, f"boat.{fmt}", fmt)
+    # the shortest decimal of each float32 reads back as that very float32
+    assert {n: float32(p.value) for n, p in parsed.params.items()} == {
+        n: p.value for n, p in pulled.params.items()
+    }
+    assert parsed.header.get("Vehicle") == "Surface Boat"
+    if fmt == "qgc":
+        assert {n: p.mav_type for n, p in parsed.params.items()} == {
+            n: p.mav_type for n, p in pulled.params.items()
+        }
+    else:
+        assert parsed.header.get("Version") == "4.7.0-beta"
+
+
+def test_vehicle_words() -> None:
+    assert vehicle_words("MAV_TYPE_SUBMARINE") == "Submarine"
+    assert vehicle_words("MAV_TYPE_QUADROTOR") == "Quadrotor"
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_pull_command_writes_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from helpers import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    vehicle = Vehicle(boat_params(30), faults=Faults(drop=0.2, seed=5))
+    with tcp_vehicle(vehicle) as connection:
+        result = run_cli(["pull", connection, "-o", "boat7.params", "--timeout", "20"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "boat7.params").read_text()
+    assert text.startswith("# Date: ")
+    assert "# Vehicle: Surface Boat\n# Version: 4.7.0-beta\n# Git: 1a2b3c4d\n" in text
+    assert "\nSERVO1_FUNCTION  74\n" in text
+    assert "boat7.params written" in result.stderr
+
+
+def test_pull_to_stdout_in_qgc(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    with tcp_vehicle(Vehicle(boat_params(5))) as connection:
+        result = run_cli(["pull", connection, "--format", "qgc"])
+    assert result.exit_code == 0, result.output
+    assert "1\t1\tSERVO1_FUNCTION\t74\t4" in result.stdout.splitlines()
+
+
+def test_pull_errors_are_one_line(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    result = run_cli(["pull", f"tcp:127.0.0.1:{port}", "-o", str(tmp_path / "x.params")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: tcp:127.0.0.1:{port}: cannot connect")
+    assert len(result.stderr.splitlines()) == 1
+    assert not (tmp_path / "x.params").exists()
