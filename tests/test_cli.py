@@ -300,7 +300,7 @@ def test_every_command_has_help_and_every_option_a_text() -> None:
         ),
         *(["compare", name] for name in compare.commands),
     ]
-    assert len(commands) == 13
+    assert len(commands) == 15  # 13, then pull and verify (#23)
     for command in commands:
         out = run_cli([*command, "-h"])
         assert (out.exit_code, out.stderr) == (0, ""), command

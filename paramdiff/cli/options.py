@@ -20,6 +20,7 @@ import click
 from ..errors import UsageError
 from ..files import missing_file_problem
 from ..stages.compare import FORMATS as TABLE_FORMATS
+from ..vehicle import PULL_TIMEOUT
 
 if TYPE_CHECKING:
     from ..project import Options, PinContext
@@ -168,6 +169,17 @@ def profile(help: str = PROFILE_HELP) -> Callable[[F], F]:
 def pin(help: str = PIN_HELP) -> Callable[[F], F]:
     """--pin; ``help`` says what leaving it out means for this command."""
     return click.option("--pin", metavar="PIN", help=help)
+
+
+# pull and verify: how long a pull from a vehicle may take
+pull_timeout = click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=PULL_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="The whole pull, connection to last parameter.",
+)
 
 
 def _pin_context(profile: str | None, pin: str | None, **location: Any) -> PinContext:

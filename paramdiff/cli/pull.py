@@ -55,14 +55,7 @@ def _guard(root: Path) -> ProjectFiles:
     show_default=True,
     help="params (MAVProxy, sim_vehicle.py), mp (Mission Planner) or qgc (with each type).",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=1),
-    default=PullLimits.timeout,
-    show_default=True,
-    metavar="SECONDS",
-    help="The whole pull, connection to last parameter.",
-)
+@opt.pull_timeout
 def pull_command(connection: str, output: Path, fmt: str, timeout: float) -> None:
     """Every parameter of a vehicle or running SITL, as a file (MAVLink, pymavlink).
 

@@ -20,14 +20,7 @@ from .pull import terminal_progress
     metavar="CMD",
     help="The launch it was started with (default: the profile's first declared launch).",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=1),
-    default=PullLimits.timeout,
-    show_default=True,
-    metavar="SECONDS",
-    help="The whole pull, connection to last parameter.",
-)
+@opt.pull_timeout
 def verify(pin: PinContext, connection: str, launch: str | None, timeout: float) -> None:
     """Pull a running SITL's parameters and compare them with what its launch should run.
 

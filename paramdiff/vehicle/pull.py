@@ -21,6 +21,7 @@ from pymavlink import mavutil
 
 from ..errors import FetchError, UsageError
 from ..model.values import check_name, float32
+from . import PULL_TIMEOUT
 
 MAV_TYPE_GCS = 6
 MAV_AUTOPILOT_INVALID = 8
@@ -40,7 +41,7 @@ Progress = Callable[[int, int], None]  # (received, total) as parameters come in
 class PullLimits:
     """How long a pull may take, and how hard it tries on a lossy link."""
 
-    timeout: float = 120.0  # the whole pull, connection to last parameter
+    timeout: float = PULL_TIMEOUT  # the whole pull, connection to last parameter
     heartbeat_timeout: float = 10.0  # for the vehicle's first HEARTBEAT
     quiet: float = 1.0  # no new parameter for this long: ask for the missing ones
     retries: int = 5  # PARAM_REQUEST_READ per missing index before giving up
