@@ -3,11 +3,12 @@
 A QGroundControl parameter file carries a type column. QGC loads a parameter the vehicle has
 with the vehicle's own type (ParameterEditorController::buildDiffFromFile; the loader that
 refused a mismatch was removed in qgroundcontrol PR#14451), so the declared type matters for
-a parameter the vehicle does not have yet, which QGC sends as new. apm.pdef.json has no types, and a value says
-nothing about its declaration (SERVO1_TRIM 1500 is an AP_Int16, CRUISE_SPEED 1 an AP_Float), so
-the types come from a table read off ArduPilot's declarations, shipped as package data
-(``paramdiff/data/param_types.tsv``, every row citing the file and commit it was read at).
-A name the table does not know is reported, never guessed in silence.
+a parameter the vehicle does not have yet, which QGC sends as new. apm.pdef.json has no
+types, and a value says nothing about its declaration (SERVO1_TRIM 1500 is an AP_Int16,
+CRUISE_SPEED 1 an AP_Float), so the types come from a table read off ArduPilot's
+declarations, shipped as package data (``paramdiff/data/param_types.tsv``, every row
+citing the file and commit it was read at). A name the table does not know is reported,
+never guessed in silence.
 """
 
 from __future__ import annotations
