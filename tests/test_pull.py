@@ -53,7 +53,8 @@ def test_a_lossy_link_still_gives_every_parameter(udp: bool) -> None:
 def test_a_vehicle_that_never_resends_is_an_error_naming_the_index() -> None:
     faults = Faults(drop=0.5, answer_reads=False, seed=3)
     limits = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.2, retries=2, version_wait=0)
-    with pytest.raises(FetchError, match=r"\d+ of 50 parameters \(index \d+ first\) did not arrive in 3"):
+    gave_up = r"\d+ of 50 parameters \(index \d+ first\) did not arrive in 3"
+    with pytest.raises(FetchError, match=gave_up):
         _pull(Vehicle(boat_params(50), faults=faults), limits)
 
 
