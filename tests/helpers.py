@@ -31,13 +31,14 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 SHARED_MIRROR = ROOT.parent / "shared" / "upstream"
+WITHOUT_MIRROR_SKIP = "--without-mirror: integration tests skipped"
 
 
 def shared_mirror(config: pytest.Config) -> Path:
     """The real upstream mirror beside the checkout; the calling test skips, saying why,
     when it is absent (or --without-mirror asks to behave as if it were)."""
     if config.getoption("--without-mirror"):  # the option is added in conftest.py
-        pytest.skip("--without-mirror: integration tests skipped")
+        pytest.skip(WITHOUT_MIRROR_SKIP)
     if not (SHARED_MIRROR / "MANIFEST.json").exists():
         pytest.skip(f"no upstream mirror at {SHARED_MIRROR} (integration tests need ../shared)")
     return SHARED_MIRROR

@@ -37,6 +37,8 @@ class Faults:
     answer_list: bool = True  # False: never streams (nothing but heartbeats)
     send_version: bool = True
     heartbeat: bool = True
+    close_after: int | None = None  # close the TCP connection after this many PARAM_VALUEs
+    gimbal: bool = False  # a gimbal (component 154) streams PARAM_VALUEs of its own too
 
 
 @dataclass
@@ -87,8 +89,17 @@ class _Server:
         self.rng = random.Random(vehicle.faults.seed)
         self.stop = threading.Event()
         self.names = list(vehicle.params)
+        self.sent = 0
+        self.gimbal = mavlink.MAVLink(None, srcSystem=vehicle.system, srcComponent=154)
 
     def _send(self, msg: mavlink.MAVLink_message) -> None:
+        if msg.get_type() == "PARAM_VALUE":
+            self.sent += 1
+            closing = self.vehicle.faults.close_after
+            if closing is not None and self.sent > closing:
+                self.stop.set()
+                self.link.sock.close()
+                return
         self.link.send(msg.pack(self.mav))
 
     def _param(self, index: int) -> mavlink.MAVLink_message:
@@ -123,6 +134,10 @@ class _Server:
         faults = self.vehicle.faults
         if kind == "PARAM_REQUEST_LIST":
             self.vehicle.requests.append("list")
+            if faults.gimbal:
+                for i in range(10):
+                    msg = self.gimbal.param_value_encode(f"GIMBAL_P{i}".encode(), 99, 9, 10, i)
+                    self.link.send(msg.pack(self.gimbal))
             if faults.answer_list:
                 self._burst(list(range(len(self.names))))
         elif kind == "PARAM_REQUEST_READ":

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import C1, C2, ROOT, CliResult, build_mirror, location_args, run_cli, shared_mirror
+from helpers import C1, C2, ROOT, CliResult, build_mirror, location_args, run_cli
 from test_offline_project import OVERLAY_YAML, offline_sources, offline_upstream
 
 from paramdiff.config.sources import load_config
@@ -141,10 +141,10 @@ COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 @pytest.fixture(scope="module")
 def real_checkout(
-    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+    tmp_path_factory: pytest.TempPathFactory, upstream: Path
 ) -> tuple[Path, list[str]]:
     """A copy of the committed project; its cache filled from the mirror."""
-    mirror = shared_mirror(request.config)
+    mirror = upstream
     base = tmp_path_factory.mktemp("pins")
     for name in COMMITTED:
         src = ROOT / name

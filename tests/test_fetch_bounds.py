@@ -201,7 +201,8 @@ def locked(project: Path, tmp_path: Path) -> None:
         (f"127.0.0.1:{free_port()}", "connection refused"),
         ("raw.paramdiff.invalid", "the host name does not resolve"),  # RFC 6761: never resolves
     ],
-)
+    ids=["closed-port", "unresolvable"],  # the port differs per process: pytest-xdist's workers
+)  # must collect the same test ids
 def test_an_unreachable_host_fails_at_once_naming_the_mirror(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str, why: str
 ) -> None:

@@ -169,14 +169,12 @@ def test_history_of_a_dump_is_this_repositorys_git_log(field: tuple[Path, list[s
 # --------------------------------------------------------------------------- the real pins
 
 
-def test_the_real_blueboat_derived_from_a_qgc_field_dump(
-    tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_the_real_blueboat_derived_from_a_qgc_field_dump(tmp_path: Path, upstream: Path) -> None:
     """BlueBoat120.params as QGroundControl would save it off boat 7 (its trim 1512, a boot
     counter), as the blueboat overlay's base: calibration out, the trim deltas stale."""
-    from helpers import ROOT, shared_mirror
+    from helpers import ROOT
 
-    mirror = shared_mirror(request.config)
+    mirror = upstream
     for name in ("sources.yaml", "sources.lock", "overlays", "derived", "reports"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, ROOT, location_args, run_cli, shared_mirror
+from helpers import FIXTURES, ROOT, location_args, run_cli
 
 from paramdiff.render.params import read_provenance
 
@@ -17,11 +17,9 @@ COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 
 @pytest.fixture(scope="module")
-def checkout(
-    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
-) -> tuple[Path, list[str]]:
+def checkout(tmp_path_factory: pytest.TempPathFactory, upstream: Path) -> tuple[Path, list[str]]:
     """A fresh copy of the committed project, fetched from the mirror with an empty cache."""
-    mirror = shared_mirror(request.config)
+    mirror = upstream
     base = tmp_path_factory.mktemp("checkout")
     for name in COMMITTED:
         src = ROOT / name

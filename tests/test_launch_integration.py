@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, location_args, run_cli, shared_mirror
+from helpers import ROOT, location_args, run_cli
 
 COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
@@ -50,9 +50,9 @@ ROS2 = "ardurover --model JSON --defaults rover-skid.parm,dds_udp.parm"
 
 
 @pytest.fixture(scope="module")
-def repo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+def repo(upstream: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The committed project itself, read through the mirror (a fresh cache)."""
-    mirror = shared_mirror(request.config)
+    mirror = upstream
     return location_args(ROOT, tmp_path_factory.mktemp("launch-cache"), mirror)
 
 
@@ -102,12 +102,12 @@ def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
     assert "steering  steer right → turns right (clockwise seen from above) [ok]" in out
 
 
-def test_ros2_launch_stack_adds_dds(request: pytest.FixtureRequest) -> None:
+def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     from paramdiff.launch.verify import adhoc
     from paramdiff.pin import Pin
     from paramdiff.project import Options
 
-    mirror = shared_mirror(request.config)
+    mirror = upstream
     ctx = Pin(Options(root=ROOT, mirror=str(mirror)), "blueboat", None)
     result = adhoc(ctx, ROS2, [])
     params = result.params
@@ -117,37 +117,35 @@ def test_ros2_launch_stack_adds_dds(request: pytest.FixtureRequest) -> None:
     assert result.passed  # the model's findings are acknowledged in the overlay
 
 
-def test_blueboat_fails_without_its_acknowledgements(
-    tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_blueboat_fails_without_its_acknowledgements(tmp_path: Path, upstream: Path) -> None:
     base = copy_project(tmp_path / "p")
     overlay = base / "overlays/blueboat_sitl.yaml"
     text = overlay.read_text()
     head, rest = text.split("\n# Findings about a Gazebo model", 1)
     overlay.write_text(head + "\n" + rest[rest.index("\ndeltas:") :])
-    loc = location_args(base, tmp_path / "c", shared_mirror(request.config))
+    loc = location_args(base, tmp_path / "c", upstream)
     result = run_cli(["check", *loc, "--profile", "blueboat"])
     assert result.exit_code == 1
     assert "launch gazebo: sitl_models: steering reversed" in result.output
 
 
-def test_a_stale_acknowledgement_fails(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_a_stale_acknowledgement_fails(tmp_path: Path, upstream: Path) -> None:
     base = copy_project(tmp_path / "p")
     overlay = base / "overlays/blueboat_sitl.yaml"
     overlay.write_text(overlay.read_text().replace("steer right → turns left", "steer left", 1))
-    loc = location_args(base, tmp_path / "c", shared_mirror(request.config))
+    loc = location_args(base, tmp_path / "c", upstream)
     result = run_cli(["check", *loc, "--profile", "blueboat"])
     assert result.exit_code == 1
     assert "is stale: no finding is 'sitl_models: steering reversed: steer left" in result.output
 
 
 def test_a_copy_of_the_model_with_other_bytes_is_not_acknowledged(
-    repo: list[str], tmp_path: Path, request: pytest.FixtureRequest
+    repo: list[str], tmp_path: Path, upstream: Path
 ) -> None:
     from paramdiff.pin import Pin
     from paramdiff.project import Options
 
-    ctx = Pin(Options(root=ROOT, mirror=str(shared_mirror(request.config))), "blueboat", None)
+    ctx = Pin(Options(root=ROOT, mirror=str(upstream)), "blueboat", None)
     _, _, data, _ = ctx.pinned_model("sitl_models")
     copy = tmp_path / "blueboat/model.sdf"
     copy.parent.mkdir()

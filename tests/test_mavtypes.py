@@ -105,11 +105,11 @@ def test_show_as_qgc_types_rows_and_warns_on_stderr(tmp_path: Path) -> None:
         "1\t1\tNOT_A_REAL_PARAM\t3\t6",
     ]
     assert result.stderr == (
-        "warning: QGroundControl may refuse 1 row(s) of this file when it checks them against "
-        "the types the vehicle reports: paramdiff does not know their declared type, so it "
-        "guessed it from the value (INT32 if integral, else REAL32): NOT_A_REAL_PARAM — if QGC "
-        "refuses one, set it in QGC by hand; report the names to paramdiff's maintainers to "
-        "have their types added\n"
+        "warning: 1 row(s) of this file carry a guessed type: paramdiff does not know their "
+        "declared type, so it guessed it from the value (INT32 if integral, else REAL32): "
+        "NOT_A_REAL_PARAM — QGroundControl uses the vehicle's own type for a parameter the "
+        "vehicle has, but sends one it does not have yet with this guess: set such a parameter "
+        "in QGC by hand; report the names to paramdiff's maintainers to have their types added\n"
     )
     again = parse_params(result.stdout.encode(), "out", "qgc")
     assert again.params["SERVO1_TRIM"].mav_type == 4
@@ -137,8 +137,8 @@ def test_derive_qgc_writes_the_declared_types(upstream: Path, tmp_path: Path) ->
     # Names without a declaration are named on stderr, not guessed in silence: one line,
     # ten names and how many more (what the user can do, not the package's data file).
     warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("warning:")]
-    assert warnings[0].startswith("warning: QGroundControl may refuse 78 row(s) of this file")
-    assert len(warnings) == 1 and "(+68 more) — if QGC refuses one" in warnings[0]
+    assert warnings[0].startswith("warning: 78 row(s) of this file carry a guessed type")
+    assert len(warnings) == 1 and "(+68 more) — QGroundControl uses the vehicle's" in warnings[0]
     assert "param_types.tsv" not in result.stderr
     untyped = result.stderr.split("REAL32): ", 1)[1].split(" (+", 1)[0].split(", ")
     assert len(untyped) == 10 and "CRUISE_SPEED" not in untyped and "SERVO1_TRIM" not in untyped

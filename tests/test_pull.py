@@ -53,8 +53,44 @@ def test_a_lossy_link_still_gives_every_parameter(udp: bool) -> None:
 def test_a_vehicle_that_never_resends_is_an_error_naming_the_index() -> None:
     faults = Faults(drop=0.5, answer_reads=False, seed=3)
     limits = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.2, retries=2, version_wait=0)
-    with pytest.raises(FetchError, match=r"parameter index \d+ of 50 did not arrive after 2"):
+    gave_up = r"\d+ of 50 parameters \(index \d+ first\) did not arrive in 3"
+    with pytest.raises(FetchError, match=gave_up):
         _pull(Vehicle(boat_params(50), faults=faults), limits)
+
+
+def test_a_slow_stream_is_not_a_lossy_one() -> None:
+    """One parameter every 0.25 s with quiet 0.2 s: each round brings one, so the pull goes
+    on (rounds that bring nothing are what it counts)."""
+    faults = Faults(drop=0.6, answer_reads=True, seed=11)
+    limits = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.05, retries=1, version_wait=0)
+    pulled = _pull(Vehicle(boat_params(60), faults=faults), limits)
+    assert len(pulled.params) == 60
+
+
+def test_a_closed_connection_is_one_error() -> None:
+    faults = Faults(close_after=5)
+    with pytest.raises(FetchError, match=r"the vehicle closed the connection after \d+"):
+        _pull(Vehicle(boat_params(40), faults=faults))
+
+
+def test_only_the_vehicle_pulled_from_counts() -> None:
+    """A gimbal (component 154) streaming its own PARAM_VALUEs on the same system, and
+    NaN and infinity from the vehicle: left out, with a warning."""
+    params = boat_params(20) | {"BAD_NAN": (float("nan"), 9), "BAD_INF": (float("inf"), 9)}
+    pulled = _pull(Vehicle(params, faults=Faults(gimbal=True)))
+    assert len(pulled.params) == 20 and not any(n.startswith("GIMBAL") for n in pulled.params)
+    assert any("BAD_NAN" in w and "nan" in w for w in pulled.warnings)
+
+
+def test_connections_that_are_not_links_are_refused(tmp_path: Path) -> None:
+    file = tmp_path / "a.params"
+    file.write_text("X 1\n")
+    with pytest.raises(UsageError, match="not a serial device or a connection"):
+        pull(str(file), FAST)
+    with pytest.raises(UsageError, match="no such device"):
+        pull(str(tmp_path / "missing"), FAST)
+    with pytest.raises(FetchError, match="cannot connect"):
+        pull("udpin:127.0.0.1:99999", FAST)
 
 
 def test_the_overall_timeout_bounds_a_silent_vehicle() -> None:

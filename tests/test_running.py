@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, shared_mirror
+from helpers import ROOT
 from mavlink_vehicle import MAV_PARAM_TYPE_REAL32, Vehicle, tcp_vehicle
 
 from paramdiff.errors import ConfigError, DriftError
@@ -99,8 +99,8 @@ def test_changed_from_defaults() -> None:
 
 
 @pytest.fixture(scope="module")
-def blueboat(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Pin:
-    mirror = shared_mirror(request.config)
+def blueboat(tmp_path_factory: pytest.TempPathFactory, upstream: Path) -> Pin:
+    mirror = upstream
     base = tmp_path_factory.mktemp("verify")
     for name in ("sources.yaml", "sources.lock", "overlays", "derived"):
         src = ROOT / name
@@ -207,13 +207,11 @@ def test_minimal_needs_a_firmware_defaults_role(project: Path, tmp_path: Path) -
 # --------------------------------------------------------------------------- the commands
 
 
-def test_verify_command_exits_1_naming_the_stored_value(
-    blueboat: Pin, request: pytest.FixtureRequest
-) -> None:
+def test_verify_command_exits_1_naming_the_stored_value(blueboat: Pin, upstream: Path) -> None:
     from helpers import location_args, run_cli
 
     loc = location_args(blueboat.config.root, blueboat.config.root / ".cache",
-                        shared_mirror(request.config))  # fmt: skip
+                        upstream)  # fmt: skip
     params = _running(blueboat)
     params["SERVO1_FUNCTION"] = (73.0, 4)
     with tcp_vehicle(Vehicle(params)) as connection:

@@ -144,8 +144,9 @@ def test_stdout_and_stderr_of_commands(tmp_path: Path, name: str) -> None:
         assert unsafe(out.output) == [], fmt
     missing = run_cli(["show", str(tmp_path / f"{name}-missing.params")])
     assert missing.exit_code == 2 and unsafe(missing.output) == []
-    usage = run_cli(["diff", "--format", name, str(a), str(hw)])  # argparse's own error
-    assert usage.exit_code == 2 and unsafe(usage.output) == []
+    if name not in ("text", "markdown", "csv", "json"):  # hypothesis drew 'text': a real format
+        usage = run_cli(["diff", "--format", name, str(a), str(hw)])  # argparse's own error
+        assert usage.exit_code == 2 and unsafe(usage.output) == []
 
 
 def test_a_real_pipe_and_stderr_get_no_escape_byte(tmp_path: Path) -> None:

@@ -244,8 +244,9 @@ def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
                     line=line,
                 )
             seen[key] = line
-            doc.lines[(*path, key)] = line
-            _index(value_node, (*path, key), doc)
+            key_path = (*path, key)  # not inside [...]: mypy on Python 3.10 refuses x[(*a, b)]
+            doc.lines[key_path] = line
+            _index(value_node, key_path, doc)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _index(item, (*path, i), doc)

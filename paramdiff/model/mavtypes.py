@@ -1,11 +1,14 @@
 """Each parameter's MAVLink type (MAV_PARAM_TYPE) as the firmware declares it.
 
-A QGroundControl parameter file carries a type column, and QGC's loader refuses a row whose
-type differs from the one the vehicle reports. apm.pdef.json has no types, and a value says
-nothing about its declaration (SERVO1_TRIM 1500 is an AP_Int16, CRUISE_SPEED 1 an AP_Float), so
-the types come from a table read off ArduPilot's declarations, shipped as package data
-(``paramdiff/data/param_types.tsv``, every row citing the file and commit it was read at).
-A name the table does not know is reported, never guessed in silence.
+A QGroundControl parameter file carries a type column. QGC loads a parameter the vehicle has
+with the vehicle's own type (ParameterEditorController::buildDiffFromFile; the loader that
+refused a mismatch was removed in qgroundcontrol PR#14451), so the declared type matters for
+a parameter the vehicle does not have yet, which QGC sends as new. apm.pdef.json has no
+types, and a value says nothing about its declaration (SERVO1_TRIM 1500 is an AP_Int16,
+CRUISE_SPEED 1 an AP_Float), so the types come from a table read off ArduPilot's
+declarations, shipped as package data (``paramdiff/data/param_types.tsv``, every row
+citing the file and commit it was read at). A name the table does not know is reported,
+never guessed in silence.
 """
 
 from __future__ import annotations
@@ -134,8 +137,9 @@ class QgcTypes:
     unknown: tuple[str, ...]
 
     def warning(self) -> str | None:
-        """One line for the person loading the file: what a guessed type means for them (QGC
-        may refuse the row) and what they can do; the package's data file is not theirs."""
+        """One line for the person loading the file: what a guessed type means for them (a
+        parameter not on the vehicle yet would be sent with that type) and what they can do;
+        the package's data file is not theirs."""
         if not self.unknown:
             return None
         shown = ", ".join(self.unknown[:WARN_NAMES])
@@ -143,11 +147,12 @@ class QgcTypes:
         if more > 0:
             shown += f" (+{more} more)"
         return (
-            f"QGroundControl may refuse {len(self.unknown)} row(s) of this file when it checks "
-            "them against the types the vehicle reports: paramdiff does not know their "
-            "declared type, so it guessed it from the value (INT32 if integral, else REAL32): "
-            f"{shown} — if QGC refuses one, set it in QGC by hand; report the names to "
-            "paramdiff's maintainers to have their types added"
+            f"{len(self.unknown)} row(s) of this file carry a guessed type: paramdiff does not "
+            "know their declared type, so it guessed it from the value (INT32 if integral, "
+            f"else REAL32): {shown} — QGroundControl uses the vehicle's own type for a parameter "
+            "the vehicle has, but sends one it does not have yet with this guess: set such a "
+            "parameter in QGC by hand; report the names to paramdiff's maintainers to have "
+            "their types added"
         )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..model.params import ParamFile
-from .params import IncludeReader, decode, detect_format, parse_params
+from .params import IncludeReader, parse_params
+from .text import decode, detect_format
 
 
 def parse_names(data: bytes, file: str) -> list[str]:

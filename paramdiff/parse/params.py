@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..errors import InputError, quote
 from ..model.params import READ_ONLY_FLAG, Diagnostic, Origin, Param, ParamFile
 from ..model.values import check_name, format_value, parse_number, same_value
+from .text import BLUEOS_RE, ascii_int, decode, detect_format
 
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
 PARAMS_SPLIT = re.compile(r"[ \t,=]+")  # the separators ArduPilot's own loader accepts
@@ -29,103 +30,10 @@ PARAMS_LINE_RE = re.compile(
 )
 FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
 INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
-BLUEOS_RE = re.compile(r"^([^:\s]+)\s*:\s*([^,\s]+)\s*,?\s*$")
 # Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params).
 BLUEOS_MP_RE = re.compile(r"^([^:,\s]+)\s*,\s*([^,\s]+)\s*$")
 QGC_TYPES = {1: "UINT8", 2: "INT8", 3: "UINT16", 4: "INT16", 5: "UINT32", 6: "INT32", 9: "REAL32"}
 PARAM_TEXT_FORMATS = ("params", "mp", "qgc", "blueos")
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _ascii_int(text: str) -> bool:
-    """A non-negative integer in ASCII digits (str.isdigit also accepts '١' and '１')."""
-    return text.isascii() and text.isdigit()
-
-
-def decode(data: bytes, file: str) -> list[str]:
-    """Text lines of a file, or an InputError for empty, binary or non-UTF-8 input."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    if not data.strip():
-        raise InputError(
-            "file is empty", "check the path, or fetch the file again", file=file, line=1
-        )
-    if utf16_text(data):
-        raise InputError(
-            "UTF-16 text, not a parameter file as ArduPilot reads one (ASCII)",
-            "save the file as UTF-8 (parameter files are ASCII)",
-            file=file,
-            line=1,
-        )
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise InputError(
-            "binary data (NUL byte), not a parameter file",
-            "pass a text parameter file",
-            file=file,
-            line=data[:nul].count(b"\n") + 1,
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            "not UTF-8 text",
-            "save the file as UTF-8 (parameter files are ASCII)",
-            file=file,
-            line=data[: exc.start].count(b"\n") + 1,
-        ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
-def utf16_text(data: bytes) -> bool:
-    """Whether ``data`` looks like UTF-16 or UTF-32 text: a BOM, or NUL beside ASCII in the
-    first two characters (a UTF-8 file never starts so)."""
-    head = data[:4]
-    return head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
-        len(head) == 4
-        and (head[1] == 0 or head[0] == 0)
-        and head.strip(b"\0").isascii()
-        and any(head)
-        and head.count(0) >= 2
-    )
-
-
-def _xml_head(data: bytes) -> bool:
-    """Whether the file starts with "<" (after a BOM and white space; UTF-16 as well)."""
-    head = data[:4096]
-    if utf16_text(head):
-        head = head.replace(b"\0", b"").lstrip(b"\xff\xfe")
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
-
-
-def detect_format(data: bytes, file: str = "") -> str:
-    lower = file.lower()
-    if lower.endswith((".sdf", ".xml", ".world")) or _xml_head(data):
-        return "sdf"
-    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if lower.endswith(".json"):
-        return "pdef"
-    for raw in head.decode("utf-8", "replace").splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("%include") or line.startswith("//"):
-            return "blueos"
-        if line.startswith("#"):
-            if line.startswith("# Onboard parameters") or "Vehicle-Id" in line:
-                return "qgc"
-            continue
-        fields = line.split("\t")
-        if len(fields) >= 4 and _ascii_int(fields[0].strip()) and _ascii_int(fields[1].strip()):
-            return "qgc"
-        if BLUEOS_RE.match(line.split("//")[0].strip()):
-            return "blueos"
-        if "," in line.split("#")[0]:
-            return "mp"
-        return "params"
-    return "params"
 
 
 # --------------------------------------------------------------------------- parsing
@@ -307,7 +215,7 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
             )
             continue
         sysid, compid, name, text, type_text = fields
-        if not (_ascii_int(sysid) and _ascii_int(compid)):
+        if not (ascii_int(sysid) and ascii_int(compid)):
             col.problem(
                 file,
                 n,
@@ -316,7 +224,7 @@ def _parse_qgc(lines: list[str], file: str, col: _Collector) -> None:
             )
             continue
         # (length first: int() of a 5,000-digit column raised ValueError, exit 3)
-        if not _ascii_int(type_text) or len(type_text) > 2 or int(type_text) not in QGC_TYPES:
+        if not ascii_int(type_text) or len(type_text) > 2 or int(type_text) not in QGC_TYPES:
             col.problem(
                 file,
                 n,

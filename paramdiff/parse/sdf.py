@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from ..errors import InputError, quote
 from ..model.params import Diagnostic, Fact, Param, ParamFile
 from ..model.values import format_value, parse_number
-from .params import utf16_text
+from .text import utf16_text
 
 DEFAULTS = {"servo_min": 1000.0, "servo_max": 2000.0, "offset": 0.0, "multiplier": 1.0}
 DEFAULT_TYPE = "VELOCITY"
