@@ -10,7 +10,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config.sources import PARAM_FORMATS, ROLE_RE, Config, Profile, SourceSpec, load_config
+from .config.roles import PARAM_FORMATS, ROLE_RE, SourceSpec
+from .config.sources import Config, Profile, load_config
 from .errors import ConfigError, DriftError, UsageError
 from .model.metadata import Metadata, firmware_of
 from .model.params import ParamFile
@@ -131,7 +132,10 @@ class Options:
             for model in profile.target_models:
                 if not ROLE_RE.match(model):  # a path in the repository, not a role
                     files.setdefault(model, f"profile {name}'s model {model}, an input")
-            for pin in profile.pins:
+            for pin, specs in profile.pins.items():
+                for spec in specs.values():
+                    if spec.is_local:  # a field dump: an input, pinned by its digests
+                        files.setdefault(spec.path, f"profile {name}'s {spec.role} file, an input")
                 derived = profile.derived_path(pin)
                 if derived:
                     pinned = f" for pin {pin}" if profile.derived_is_per_pin() else ""
@@ -485,9 +489,23 @@ class PinContext:
         from .stages.derive import minimal
         from .stages.running import runs_anyway
 
+        self._same_firmware(self.source(FIRMWARE_DEFAULTS_ROLE), self.source(self.overlay.base))
         defaults = self.source(FIRMWARE_DEFAULTS_ROLE).file.params.values()
         baseline = runs_anyway(defaults, self.frame_defaults())
         return minimal(self.derived, baseline, FIRMWARE_DEFAULTS_ROLE)
+
+    @staticmethod
+    def _same_firmware(defaults: Source, base: Source) -> None:
+        """Defaults pulled off another firmware or vehicle would drop the wrong lines."""
+        for key, of in (("Version", firmware_of), ("Vehicle", str.casefold)):
+            a, b = defaults.file.header.get(key), base.file.header.get(key)
+            if a and b and of(a) != of(b):
+                raise ConfigError(
+                    f"{FIRMWARE_DEFAULTS_ROLE} is from {key.lower()} {a}, the base "
+                    f"{base.role} from {b}: its defaults are not what this firmware runs",
+                    "pull a freshly wiped SITL of the base's firmware and vehicle",
+                    file=defaults.path,
+                )
 
     @cached_property
     def derived_lines(self) -> list[str]:

@@ -7,7 +7,7 @@ import fnmatch
 from collections.abc import Iterator
 from typing import Any
 
-from ..config.sources import PARAM_FORMATS, SourceSpec
+from ..config.roles import PARAM_FORMATS, SourceSpec
 from ..errors import InputError, UsageError
 from ..model.values import format_value, same_value
 from ..parse.any import parse_any
