@@ -21,7 +21,8 @@ from typing import Any
 from .check import check_project
 from .config.lock import Lock, LockEntry
 from .config.overlay import Overlay
-from .config.sources import Config, Profile, SourceSpec
+from .config.roles import SourceSpec
+from .config.sources import Config, Profile
 from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
 from .jobs.compare import THREE_WAY, compare_pins, three_way
 from .jobs.derive import minimal_derived

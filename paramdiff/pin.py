@@ -12,7 +12,8 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .config.sources import PARAM_FORMATS, Profile, SourceSpec
+from .config.roles import PARAM_FORMATS, SourceSpec
+from .config.sources import Profile
 from .errors import ConfigError
 from .model.metadata import Metadata, firmware_of
 from .model.params import ParamFile

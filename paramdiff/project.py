@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config.sources import ROLE_RE, Config, SourceSpec, load_config
+from .config.roles import ROLE_RE, SourceSpec
+from .config.sources import Config, load_config
 
 # The fetch stack (requests, the transports) is imported where it is used: a command loads
 # only what it runs, so `compare three-way` on a warm cache never imports requests.
@@ -141,7 +142,10 @@ class Project:
             for model in profile.target_models:
                 if not ROLE_RE.match(model):  # a path in the repository, not a role
                     files.setdefault(model, f"profile {name}'s model {model}, an input")
-            for pin in profile.pins:
+            for pin, specs in profile.pins.items():
+                for spec in specs.values():
+                    if spec.is_local:  # a field dump: an input, pinned by its digests
+                        files.setdefault(spec.path, f"profile {name}'s {spec.role} file, an input")
                 derived = profile.derived_path(pin)
                 if derived:
                     pinned = f" for pin {pin}" if profile.derived_is_per_pin() else ""

@@ -16,7 +16,8 @@ from typing import Any
 
 from .config.lock import LOCK_FILE, require_entry
 from .config.overlay import Overlay, load_overlay
-from .config.sources import PARAM_FORMATS, SOURCES_FILE, load_config
+from .config.roles import PARAM_FORMATS
+from .config.sources import SOURCES_FILE, load_config
 from .errors import ConfigError, InputError, ParamdiffError, StaleOverlayError
 from .files import INPUT_LIMIT, project_path, read_regular
 from .jobs.report import report_inputs
@@ -126,7 +127,8 @@ def _default_branch(repo: Any) -> str:
 @contextmanager
 def base_snapshot(repo: Any, commit: str, root: Path) -> Iterator[Path | None]:
     """A temporary folder holding the project's own files as they were at ``commit``
-    (sources.yaml, sources.lock, overlays, derived files), read from git objects.
+    (sources.yaml, sources.lock, overlays, derived files, ``file:`` roles), read from git
+    objects.
 
     Yields None when sources.yaml did not exist at ``commit``.
     """
@@ -151,6 +153,8 @@ def base_snapshot(repo: Any, commit: str, root: Path) -> Iterator[Path | None]:
         wanted = {LOCK_FILE}
         for p in load_config(out).profiles.values():
             wanted |= {x for x in (p.overlay, p.derived_path(p.default_pin)) if x}
+            # a file: role (a field dump) is a file of the project, read at BASE like the rest
+            wanted |= {s.path for specs in p.pins.values() for s in specs.values() if s.is_local}
         for rel in sorted(wanted):
             data = read(rel)
             if data is not None:

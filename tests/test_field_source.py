@@ -108,6 +108,11 @@ def test_check_names_a_dump_edited_after_the_lock(field: tuple[Path, list[str]])
         ("{file: .git/config}", "paramdiff's own file"),
         ("{file: ../outside.params}", ""),
         ("{file: field/boat7.params, repo: acme/params}", "repo"),
+        ("{file: ./sources.lock}", "write it as 'sources.lock'"),
+        ("{file: 'field/boat7.params/'}", "write it as 'field/boat7.params'"),
+        ("{file: overlays/boat.yaml}", "profile boat's overlay, not a parameter set"),
+        ("{file: derived/boat_sitl.params}", "profile boat's derived file"),
+        ("{file: reports/boat-1.0.md}", "profile boat's report"),
     ],
 )
 def test_a_file_role_must_be_a_parameter_file_of_this_repository(
@@ -218,3 +223,35 @@ def test_the_real_blueboat_derived_from_a_qgc_field_dump(tmp_path: Path, upstrea
     assert body == [ln for ln in committed.splitlines() if ln and not ln.startswith("#")]
     assert "field (values): this repository" in derived
     assert not any(ln.startswith(("COMPASS_OFS", "INS_ACCOFFS")) for ln in body)
+
+
+def test_outputs_never_overwrite_the_dump(field: tuple[Path, list[str]]) -> None:
+    """-o of derive, report and review refuses the pinned dump; pull may refresh it."""
+    root, loc = field
+    overlay = root / "overlays" / "boat.yaml"
+    overlay.write_text(overlay.read_text().replace("was: 1510", "was: 1512"))
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    before = (root / "field" / "boat7.params").read_bytes()
+    for command in (["derive"], ["report"]):
+        result = run_cli([*command, *loc, "-o", str(root / "field" / "boat7.params")])
+        assert result.exit_code == 2, result.output
+        assert "profile boat's field file, an input" in result.stderr
+    assert (root / "field" / "boat7.params").read_bytes() == before
+
+
+def test_review_reads_the_dump_at_base(field: tuple[Path, list[str]]) -> None:
+    root, loc = field
+    overlay = root / "overlays" / "boat.yaml"
+    overlay.write_text(overlay.read_text().replace("was: 1510", "was: 1512"))
+    for command in ("fetch", "derive", "report"):
+        assert run_cli([command, *loc]).exit_code == 0
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    _git(root, "commit", "-q", "-m", "boat 7")
+    dump = root / "field" / "boat7.params"
+    dump.write_bytes(FIELD.replace(b"WP_RADIUS        1", b"WP_RADIUS        3"))
+    for command in ("fetch", "derive", "report"):
+        assert run_cli([command, *loc]).exit_code == 0
+    result = run_cli(["review", "HEAD", *loc])
+    assert result.exit_code in (0, 1), result.output
+    assert "WP_RADIUS" in result.stdout

@@ -366,7 +366,7 @@ def test_history_shows_upstream_subjects_without_control_characters(tmp_path: Pa
     broke the table."""
     from helpers import build_mirror
 
-    from paramdiff.config.sources import SourceSpec
+    from paramdiff.config.roles import SourceSpec
     from paramdiff.stages.history import value_history
     from paramdiff.upstream.transports import MirrorTransport
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -38,6 +39,14 @@ def derive(pin: Pin, output: Path | None, fmt: str, check: bool, minimal: bool) 
             "--minimal writes a file of its own",
             "give -o PATH (or -o -); the profile's derived file is the full one check keeps",
         )
+    if minimal and output is not None and str(output) != "-" and pin.profile.derived_path(pin.pin):
+        own = pin.config.root / (pin.profile.derived_path(pin.pin) or "")
+        if Path(os.path.realpath(output)) == Path(os.path.realpath(own)):
+            raise UsageError(
+                f"-o {output} is the profile's own derived file, which stays the full one",
+                "give --minimal a path of its own",
+                file=str(output),
+            )
     derived = minimal_derived(pin) if minimal else pin.derived()
     if fmt == "qgc":
         warn(derived_qgc_types(derived).warning())

@@ -31,9 +31,19 @@ def terminal_progress() -> Progress | None:
 def _guard(root: Path) -> ProjectFiles:
     """Where -o may not write: a project's own files when run in one, and never through a
     symlink out of the current directory (paramdiff/outputs.py)."""
-    if (root / "sources.yaml").is_file():
-        return Project(root=root).project_files()
-    return ProjectFiles(root, {}, {})
+    if not (root / "sources.yaml").is_file():
+        return ProjectFiles(root, {}, {})
+    options = Project(root=root)
+    # pulling the boat again over its committed dump is how a team refreshes it (then
+    # `paramdiff fetch` pins the new bytes); every other project file stays refused
+    dumps = [
+        spec.path
+        for profile in options.config().profiles.values()
+        for specs in profile.pins.values()
+        for spec in specs.values()
+        if spec.is_local
+    ]
+    return options.project_files().without(*dumps)
 
 
 @click.command("pull")

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
-from .sources import LOCAL_REPO, SourceSpec
+from .roles import LOCAL_REPO, SourceSpec
 from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
 from .yamlfile import ParsedMemo, YamlDoc, dump_yaml, load_yaml
 

@@ -351,7 +351,7 @@ def validate_deltas(
         if d.was is None and upstream is not None:
             raise StaleOverlayError(
                 f"delta {d.param} says upstream does not set it (was: null), but "
-                f"{overlay.base} at {commit[:12]} sets {upstream.text} ({upstream.origin})",
+                f"{_at(overlay.base, commit)} sets {upstream.text} ({upstream.origin})",
                 f"review the delta against the new upstream value, then set was: {upstream.text}",
                 file=file,
                 line=line,
@@ -360,7 +360,7 @@ def validate_deltas(
             now = f"{upstream.text} ({upstream.origin})" if upstream else "nothing (not set)"
             raise StaleOverlayError(
                 f"delta {d.param} is stale: written against {format_value(d.was)}, but "
-                f"{overlay.base} at {commit[:12]} now has {now}",
+                f"{_at(overlay.base, commit)} now has {now}",
                 f"review the delta against the new upstream value, then update was: "
                 f"{upstream.text if upstream else 'null'} in {overlay.file}",
                 file=file,
@@ -376,3 +376,9 @@ def validate_deltas(
                 file=file,
                 line=line,
             )
+
+
+def _at(base: str, commit: str) -> str:
+    """The base role where the overlay read it: at its upstream commit, or (a file of this
+    repository, which has none) as pinned."""
+    return f"{base} at {commit[:12]}" if commit else f"{base} (this repository's file)"

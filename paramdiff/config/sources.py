@@ -14,11 +14,16 @@ from typing import Any, NamedTuple
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import Category, ScriptParams
+from .roles import (
+    PROJECT_INPUTS,
+    ROLE_RE,
+    SourceSpec,
+    check_local_roles,
+    parse_source,
+)
 from .validators import (
     check_keys,
-    check_ref,
     check_relpath,
-    check_repo,
     flag,
     globs,
     mapping,
@@ -29,16 +34,6 @@ from .validators import (
 from .yamlfile import KeyPath, ParsedMemo, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
-
-PARAM_FORMATS = ("auto", "params", "mp", "qgc", "blueos")
-FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
-TRANSPORTS = ("https", "git", "mirror")
-
-ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
-# The repository of a role that is a file of the project's own repository (``file:``): a
-# team's own dump of its boat, pinned by size and digests like an upstream file.
-LOCAL_REPO = "."
-
 
 # Profile and pin names become file names (reports/<profile>-<pin>.md, `{pin}` in a path) and
 # words in commands and reports: letters, digits, '.', '_' and '-', never a control
@@ -65,30 +60,6 @@ class DeclaredLaunch(NamedTuple):
     command: str
     line: int
     model: str | None = None  # the Gazebo model a JSON launch runs: a role or a path
-
-
-class SourceSpec(NamedTuple):
-    """One upstream file a pin names."""
-
-    role: str
-    repo: str
-    ref: str
-    path: str
-    format: str
-    line: int
-    firmware: str | None = None
-    lenient: bool = False
-    transport: str | None = None
-
-    @property
-    def is_local(self) -> bool:
-        """A file of this repository (``file:``), not an upstream one."""
-        return self.repo == LOCAL_REPO
-
-    def describe(self, ref: str | None = None) -> str:
-        if self.is_local:
-            return f"{self.role} ({self.path} in this repository)"
-        return f"{self.role} ({self.repo}@{ref or self.ref} {self.path})"
 
 
 @dataclass(slots=True)
@@ -168,69 +139,6 @@ class Config:
         return targets
 
 
-def _local_source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
-    """``file: field/boat7.params``: a file of this repository, e.g. a dump of the team's own
-    boat saved from QGroundControl, MAVProxy, Mission Planner, BlueOS or `paramdiff pull`."""
-    check_keys(doc, path, raw, {"file"}, {"format", "firmware", "lenient"})
-    file = check_relpath(raw["file"], doc, (*path, "file"))
-    if PurePosixPath(file).parts[0] == ".git" or file in PROJECT_INPUTS:
-        raise doc.error(
-            (*path, "file"),
-            f"role '{role}' names {file!r}, which is paramdiff's own file, not a parameter set",
-            "name the parameter file itself, e.g. field/boat7.params",
-        )
-    return SourceSpec(
-        role=role,
-        repo=LOCAL_REPO,
-        ref="",
-        path=file,
-        format=_format(doc, path, role, raw),
-        line=doc.line(path),
-        firmware=text(doc, (*path, "firmware"), raw["firmware"]) if "firmware" in raw else None,
-        lenient=flag(doc, (*path, "lenient"), raw.get("lenient", False)),
-    )
-
-
-def _format(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> str:
-    fmt = raw.get("format", "auto")
-    if not isinstance(fmt, str) or fmt not in FORMATS:
-        raise doc.error(
-            (*path, "format"),
-            f"unknown format {quote(repr(fmt))} for role '{role}'",
-            f"use one of: {', '.join(FORMATS)}",
-        )
-    return fmt
-
-
-def _source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec:
-    if isinstance(raw, dict) and "file" in raw:
-        return _local_source(doc, path, role, raw)
-    check_keys(
-        doc, path, raw, {"repo", "ref", "path"}, {"format", "firmware", "lenient", "transport"}
-    )
-    fmt = _format(doc, path, role, raw)
-    transport = raw.get("transport")
-    if transport is not None and (not isinstance(transport, str) or transport not in TRANSPORTS):
-        raise doc.error(
-            (*path, "transport"),
-            f"unsupported transport {quote(repr(transport))} for role '{role}' (file://, "
-            "ssh:// and other schemes are refused outside an explicit --mirror)",
-            f"use one of: {', '.join(TRANSPORTS)}",
-        )
-    lenient = flag(doc, (*path, "lenient"), raw.get("lenient", False))
-    return SourceSpec(
-        role=role,
-        repo=check_repo(raw["repo"], doc, (*path, "repo")),
-        ref=check_ref(text(doc, (*path, "ref"), raw["ref"]), doc, (*path, "ref")),
-        path=check_relpath(raw["path"], doc, (*path, "path")),
-        format=fmt,
-        line=doc.line(path),
-        firmware=text(doc, (*path, "firmware"), raw["firmware"]) if "firmware" in raw else None,
-        lenient=lenient,
-        transport=transport,
-    )
-
-
 PROFILE_KEYS = {
     "description",
     "default_pin",
@@ -292,7 +200,6 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
 
 
 Pins = dict[str, dict[str, SourceSpec]]
-PROJECT_INPUTS = (SOURCES_FILE, "sources.lock", ".sources.lock.lock")
 
 
 def _check_output_path(doc: YamlDoc, path: KeyPath, value: str, overlay: str | None) -> None:
@@ -327,7 +234,7 @@ def _pins(doc: YamlDoc, path: KeyPath, raw: Any) -> Pins:
                     f"role name {role!r} is not lower_snake_case",
                     "rename it, e.g. hardware, sitl, sitl_models",
                 )
-            specs[role] = _source(doc, (*ppath, role), role, src)
+            specs[role] = parse_source(doc, (*ppath, role), role, src)
         pins[pin] = specs
     return pins
 
@@ -489,6 +396,7 @@ def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = N
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()
     }
+    check_local_roles(doc, profiles)
     doc.remember()
     return Config(file=file, root=root, categories=categories, profiles=profiles)
 

@@ -214,6 +214,15 @@ def _refuse_aliases(text: str, file: str) -> None:
                 )
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
+        tag = getattr(event, "tag", None)
+        if tag is not None:  # `!!float 1:00` would read YAML 1.1's way, past the 1.2 rule
+            mark = event.start_mark
+            raise ConfigError(
+                f"YAML tag '{quote(str(tag))}' is not allowed",
+                "write the plain value (quote it for text); paramdiff's files use no tags",
+                file=file,
+                line=mark.line + 1 if mark is not None else 1,
+            )
         anchor = getattr(event, "anchor", None)
         if anchor is None:
             continue

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..model.metadata import firmware_of
+from ..model.source import Source
 from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ def minimal_derived(pin: Pin) -> Derived:
     from ..stages.derive import minimal
     from ..stages.running import runs_anyway
 
+    _same_firmware(pin.source(FIRMWARE_DEFAULTS_ROLE), pin.source(pin.overlay().base))
     defaults = pin.source(FIRMWARE_DEFAULTS_ROLE).file.params.values()
     baseline = runs_anyway(defaults, pin.frame_defaults())
     return minimal(pin.derived(), baseline, FIRMWARE_DEFAULTS_ROLE)
@@ -55,3 +58,16 @@ def derived_output(pin: Pin, output: Path | None, fmt: str) -> Output:
     own = default if pin.pin == profile.default_pin or profile.derived_is_per_pin() else None
     guard = pin.project.project_files().without(own) if output is not None else None
     return output_for(pin.config.root, output, default, fix, guard)
+
+
+def _same_firmware(defaults: Source, base: Source) -> None:
+    """Defaults pulled off another firmware or vehicle would drop the wrong lines."""
+    for key, of in (("Version", firmware_of), ("Vehicle", str.casefold)):
+        a, b = defaults.file.header.get(key), base.file.header.get(key)
+        if a and b and of(a) != of(b):
+            raise ConfigError(
+                f"{FIRMWARE_DEFAULTS_ROLE} is from {key.lower()} {a}, the base "
+                f"{base.role} from {b}: its defaults are not what this firmware runs",
+                "pull a freshly wiped SITL of the base's firmware and vehicle",
+                file=defaults.path,
+            )

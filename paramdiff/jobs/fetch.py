@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..config.sources import PARAM_FORMATS
+from ..config.roles import PARAM_FORMATS
 from ..errors import InputError
 from ..model.values import same_value
 from ..parse.any import parse_any

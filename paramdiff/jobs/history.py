@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config.sources import PARAM_FORMATS, SourceSpec
+from ..config.roles import PARAM_FORMATS, SourceSpec
 from ..errors import ConfigError, UsageError
 from ..pin import Pin
 from ..stages.history import value_history

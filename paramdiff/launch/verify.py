@@ -25,7 +25,8 @@ from .pilot import OK, Row, pilot_test
 
 if TYPE_CHECKING:
     from ..config.overlay import Overlay
-    from ..config.sources import Config, Profile, SourceSpec
+    from ..config.roles import SourceSpec
+    from ..config.sources import Config, Profile
     from ..model.metadata import Metadata
     from ..parse.sdf_paths import Resolver
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..config.sources import LOCAL_REPO
+from ..config.roles import LOCAL_REPO
 from ..errors import ConfigError
 from ..model.params import Param
 from ..model.source import Source

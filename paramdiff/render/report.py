@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from ..config.sources import LOCAL_REPO
+from ..config.roles import LOCAL_REPO
 from ..model.values import format_value, same_value
 from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from .comparison import render

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import asdict
 
-from ..config.sources import LOCAL_REPO
+from ..config.roles import LOCAL_REPO
 from ..stages.review import Attention, DeltaChange, ProfileReview, Review, RoleMove
 from .safe_text import visible_lines
 from .texttable import markdown_cell, markdown_table

@@ -7,7 +7,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 
-from ..config.sources import SourceSpec
+from ..config.roles import SourceSpec
 from ..errors import UsageError
 from ..model.values import format_value
 from ..parse.any import parse_any

@@ -255,7 +255,8 @@ def stale_deltas(overlay: Overlay, base: Source) -> list[tuple[DeltaChange, Atte
         if fresh:
             continue
         now = f"{upstream.text} ({upstream.origin})" if upstream else "not set"
-        note = f"{overlay.base} at {(base.commit or '')[:12]} now has {now}"
+        where = f"at {base.commit[:12]}" if base.commit else "(this repository's file)"
+        note = f"{overlay.base} {where} now has {now}"
         fix = (
             "review the delta against the new upstream value, then set was: "
             f"{upstream.text if upstream else 'null'}"

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
-from ..config.sources import Profile, SourceSpec
+from ..config.roles import SourceSpec
+from ..config.sources import Profile
 from ..digests import git_blob_id, sha256_of
 from ..errors import ConfigError, FetchError, UsageError
 from ..files import INPUT_LIMIT, TEXT_LIMIT, project_path, read_regular

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..config.lock import Lock, LockEntry, read_lock
 from ..config.lockwrite import commit_entries
-from ..config.sources import Config, Profile, SourceSpec
+from ..config.roles import SourceSpec
+from ..config.sources import Config, Profile
 from ..errors import FetchError
 from .cache import Cache
 from .engine import (
