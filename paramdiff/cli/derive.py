@@ -47,7 +47,8 @@ def derive(pin: Pin, output: Path | None, fmt: str, check: bool, minimal: bool) 
                 "give --minimal a path of its own",
                 file=str(output),
             )
+    target = derived_output(pin, output, fmt)  # refused before any warning about the rows
     derived = minimal_derived(pin) if minimal else pin.derived()
     if fmt == "qgc":
         warn(derived_qgc_types(derived).warning())
-    write_output(render(derived, fmt), derived_output(pin, output, fmt), check)
+    write_output(render(derived, fmt), target, check)

@@ -10,6 +10,7 @@ value before the command runs.
 from __future__ import annotations
 
 import functools
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -172,10 +173,27 @@ def pin(help: str = PIN_HELP) -> Callable[[F], F]:
     return click.option("--pin", metavar="PIN", help=help)
 
 
+class Seconds(click.ParamType):
+    """A duration in seconds: finite, at least 1 (click's FloatRange lets nan and 1e400 by)."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds < 1:
+            self.fail(f"{value!r} is not a number of seconds from 1 up", param, ctx)
+        return seconds
+
+
 # pull and verify: how long a pull from a vehicle may take
 pull_timeout = click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(),
     default=PULL_TIMEOUT,
     show_default=True,
     metavar="SECONDS",
