@@ -395,25 +395,12 @@ def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = N
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()
     }
-    check_local_roles(doc, profiles)
+    _local_roles_are_inputs(doc, profiles)
     doc.remember()
     return Config(file=file, root=root, categories=categories, profiles=profiles)
 
 
-def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:
-    """``memo``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
-    path = project_path(root, SOURCES_FILE)
-    try:
-        data = read_regular(path, limit=TEXT_LIMIT, label=SOURCES_FILE)
-    except FileNotFoundError:
-        raise ConfigError(
-            f"no {SOURCES_FILE} in {root}",
-            f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
-        ) from None
-    return parse_config(data, SOURCES_FILE, root, memo)
-
-
-def check_local_roles(doc: YamlDoc, profiles: dict[str, Profile]) -> None:
+def _local_roles_are_inputs(doc: YamlDoc, profiles: dict[str, Profile]) -> None:
     """A ``file:`` role is an input: never an overlay, nor a file paramdiff writes."""
     written = {}
     for name, p in profiles.items():
@@ -436,3 +423,16 @@ def check_local_roles(doc: YamlDoc, profiles: dict[str, Profile]) -> None:
                         f"{written[spec.path]}, not a parameter set it reads",
                         "name the field dump itself, e.g. field/boat7.params",
                     )
+
+
+def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:
+    """``memo``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
+    path = project_path(root, SOURCES_FILE)
+    try:
+        data = read_regular(path, limit=TEXT_LIMIT, label=SOURCES_FILE)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"no {SOURCES_FILE} in {root}",
+            f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
+        ) from None
+    return parse_config(data, SOURCES_FILE, root, memo)
