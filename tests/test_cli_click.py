@@ -209,8 +209,8 @@ def test_a_category_on_local_files_says_they_have_none() -> None:
         2,
         "",
         "Error: --category vehicle: these rows are uncategorised (a local file is categorised "
-        "only by a project here whose cache holds its firmware's metadata) — select rows with "
-        "--param GLOB instead\n",
+        "only with --project-metadata, by a project here whose cache holds its firmware's "
+        "metadata) — add --project-metadata, or select rows with --param GLOB instead\n",
     )
 
 
