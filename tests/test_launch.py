@@ -8,6 +8,7 @@ from paramdiff.errors import UsageError
 from paramdiff.launch import builtin, mixer, physics
 from paramdiff.launch.pilot import DEAD, OK, REVERSED, pilot_test
 from paramdiff.parse.launch import SIM_VEHICLE, SITL, parse_launch
+from paramdiff.stages.geometry import output_functions
 
 ROVER_PARM = "Tools/autotest/default_params/rover.parm"
 SKID_PARM = "Tools/autotest/default_params/rover-skid.parm"
@@ -221,8 +222,30 @@ def test_unmapped_output_is_a_dead_axis() -> None:
     # Only the left motor is mapped: the right motor's output is read but never driven.
     rows = verdicts("Rover", {"SERVO1_FUNCTION": 73.0}, "rover-skid")
     assert rows == {"throttle": OK, "steering": OK}  # one motor still turns and pushes
-    no_outputs = verdicts("Rover", {}, "rover-skid")
-    assert no_outputs == {"throttle": DEAD, "steering": DEAD}
+    disabled = {"SERVO1_FUNCTION": 0.0, "SERVO3_FUNCTION": 0.0}
+    assert verdicts("Rover", disabled, "rover-skid") == {"throttle": DEAD, "steering": DEAD}
+    found = builtin.check(physics.resolve("rover-skid"), "Rover", disabled)
+    assert "but SERVO1_FUNCTION is Disabled (0)" in found[0][0]
+
+
+def test_stock_rover_runs_the_firmware_boot_functions() -> None:
+    # Rover::load_parameters: set_default_function(CH_1, k_steering), (CH_3, k_throttle)
+    # (Rover/Parameters.cpp): outputs 1 and 3 no file sets are GroundSteering and Throttle.
+    assert verdicts("Rover", {}, "rover") == {"throttle": OK, "steering": OK}
+    assert builtin.check(physics.resolve("rover"), "Rover", {}) == []
+    mix = mixer.ugv({}, 0.0, 0.5)
+    assert mix.pwm == {1: 1700.0, 3: 1500.0}
+    assert mix.driven == {1: "GroundSteering", 3: "Throttle"}
+    functions, notes = output_functions({"SERVO3_FUNCTION": 0.0}, "Rover", 0)
+    assert functions == {1: 26.0, 3: 0.0}  # a stored 0 is configured: no default
+    assert "GroundSteering (26)" in notes[1] and 3 not in notes
+    assert output_functions({}, "ArduSub", 0)[0] == {}  # Rover's defaults only
+
+
+def test_function_names_say_what_they_are() -> None:
+    assert builtin.name(0.0) == "Disabled (0)"
+    assert builtin.name(73.0) == "ThrottleLeft (73)"
+    assert builtin.name(120.0) == "function 120"
 
 
 def test_motorboat_steers_with_output_1_and_refuses_a_skid_set() -> None:
@@ -358,3 +381,14 @@ def test_bad_acknowledgements_name_the_line(entry: str, says: str) -> None:
     with pytest.raises(ConfigError, match=says) as info:
         parse_overlay(OVERLAY.format(entries=entry).encode(), "o.yaml")
     assert info.value.line == 5
+
+
+def test_a_stock_rover_on_a_skid_model_names_the_boot_functions() -> None:
+    from paramdiff.parse.sdf import Channel
+    from paramdiff.stages.channels import channel_findings
+
+    port = Channel(0, "port", 1100, 1900, -0.5, 10, "VELOCITY", "m.sdf", 1, {})
+    roles = {"port": 73}
+    found = [f.what for f in channel_findings([port], {}, roles, None, None, "Rover")]
+    assert found == ["drives port, which is 73, but SERVO1_FUNCTION is 26"]
+    assert channel_findings([port], {"SERVO1_FUNCTION": 73.0}, roles, None, None, "Rover") == []

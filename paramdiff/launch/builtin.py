@@ -12,14 +12,15 @@ from ..stages.geometry import output_functions
 from .mixer import FRAME_DEFAULTS, SUB_FRAMES
 from .physics import Backend, Wrench, wrench
 
-FUNCTION_NAMES = {26: "GroundSteering", 70: "Throttle", 73: "ThrottleLeft", 74: "ThrottleRight",
-                  **{32 + n: f"Motor{n}" for n in range(1, 13)}}  # fmt: skip
+FUNCTION_NAMES = {0: "Disabled", 26: "GroundSteering", 70: "Throttle", 73: "ThrottleLeft",
+                  74: "ThrottleRight", **{32 + n: f"Motor{n}" for n in range(1, 13)}}  # fmt: skip
 MOTORS = {"ArduSub": 8, "ArduCopter": 4}
 
 
 def name(function: float) -> str:
     f = int(function)
-    return f"{FUNCTION_NAMES.get(f, 'function')} ({format_value(function)})"
+    known = FUNCTION_NAMES.get(f)
+    return f"{known} ({format_value(function)})" if known else f"function {format_value(function)}"
 
 
 def response(backend: Backend) -> Callable[[dict[int, float]], Wrench]:
@@ -61,7 +62,7 @@ def check(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tupl
             )
     roles = {want for _, want in reads.values()}
     for n, f in sorted(funcs.items()):
-        if n not in reads and (f in roles or f in FUNCTION_NAMES) and f not in (26, 70):
+        if n not in reads and f and (f in roles or f in FUNCTION_NAMES) and f not in (26, 70):
             out.append(
                 (
                     f"output {n} ({name(f)}) drives nothing in {backend.name}, which reads "

@@ -70,17 +70,10 @@ def pwm_from_angle(params: dict[str, float], n: int, value: float) -> float:
     return trim + value * (hi - trim) if value > 0 else trim + value * (trim - lo)
 
 
-def functions(params: dict[str, float]) -> dict[int, float]:
-    out: dict[int, float] = {}
-    for name, value in params.items():
-        if name.startswith("SERVO") and name.endswith("_FUNCTION") and name[5:-9].isdigit():
-            out[int(name[5:-9])] = value
-    return out
-
-
 def ugv(params: dict[str, float], throttle: float, steering: float) -> Mix:
-    """AP_MotorsUGV: skid steering when any output is ThrottleLeft/Right, else regular."""
-    funcs = functions(params)
+    """AP_MotorsUGV: skid steering when any output is ThrottleLeft/Right, else regular; the
+    functions as the firmware runs them (Rover's boot defaults on outputs 1 and 3)."""
+    funcs, _ = output_functions(params, "Rover", 0)
     skid = any(f in (THROTTLE_LEFT, THROTTLE_RIGHT) for f in funcs.values())
     left = min(max(throttle + steering, -1.0), 1.0)
     right = min(max(throttle - steering, -1.0), 1.0)
