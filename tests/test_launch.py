@@ -6,7 +6,7 @@ import pytest
 
 from paramdiff.errors import UsageError
 from paramdiff.launch import builtin, mixer, physics
-from paramdiff.launch.pilot import DEAD, OK, REVERSED, pilot_test
+from paramdiff.launch.pilot import DEAD, OK, REVERSED, UNCONTROLLED, pilot_test
 from paramdiff.parse.launch import SIM_VEHICLE, SITL, parse_launch
 from paramdiff.stages.geometry import output_functions
 
@@ -263,6 +263,26 @@ def test_six_thruster_sub_cannot_pitch_an_eight_motor_frame() -> None:
     assert "6 simulated thrusters for an 8-motor frame" in found[0]
     assert any("output 7 (Motor7 (39)) drives nothing" in t for t in found)
     assert builtin.check(physics.resolve("vectored_6dof"), "ArduSub", params) == []
+
+
+def test_stock_sub_assigns_six_motors_and_does_not_command_pitch() -> None:
+    # AP_Motors6DOF::setup_motors, SUB_FRAME_VECTORED (FRAME_CONFIG 1, the default): MOT_1..6,
+    # no pitch factor; add_motor_num assigns only those motors' outputs at boot.
+    backend = physics.resolve("vectored")
+    assert builtin.check(backend, "ArduSub", {}) == []
+    rows = {r.axis.name: r for r in pilot_test("ArduSub", {}, builtin.response(backend))}
+    pitch = rows["pitch"]
+    assert pitch.verdict == UNCONTROLLED and not pitch.failed and pitch.finding == ""
+    assert pitch.note == (
+        "pitch not controlled by this frame: pitch up → no pitch torque: the frame's mixer has "
+        "no pitch factor"
+    )
+    assert all(r.verdict == OK for name, r in rows.items() if name != "pitch")
+    assert mixer.frame_motors("ArduSub", {}) == 6
+    assert mixer.frame_motors("ArduSub", {"FRAME_CONFIG": 2.0}) == 8
+    assert mixer.frame_motors("ArduCopter", {}) == 4 and mixer.frame_motors("Rover", {}) == 0
+    assert mixer.commands("ArduSub", {"FRAME_CONFIG": 2.0}, "pitch")
+    assert mixer.commands("ArduSub", {"FRAME_CONFIG": 9.0}, "pitch")
 
 
 def test_reversed_sub_thruster_reverses_its_axes() -> None:

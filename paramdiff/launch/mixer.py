@@ -48,6 +48,31 @@ FRAME_DEFAULTS = {
 }
 
 
+def frame_motors(vehicle: str, params: dict[str, float]) -> int:
+    """How many motors the frame adds, so how many outputs AP_Motors::add_motor_num assigns at
+    boot: a Sub's FRAME_CONFIG frame (AP_Motors6DOF::setup_motors, case SUB_FRAME_VECTORED adds
+    MOT_1..MOT_6, SUB_FRAME_VECTORED_6DOF MOT_1..MOT_8; libraries/AP_Motors/AP_Motors6DOF.cpp),
+    a Copter quad 4; a Rover none."""
+    if vehicle == "ArduSub":
+        config = {**FRAME_DEFAULTS["ArduSub"], **params}["FRAME_CONFIG"]
+        frame = SUB_FRAMES.get(int(config)) if config == int(config) else None
+        return len(frame[1]) if frame else 8
+    return 4 if vehicle == "ArduCopter" else 0
+
+
+def commands(vehicle: str, params: dict[str, float], axis: str) -> bool:
+    """Whether the frame's mixer has any factor for ``axis`` (a Sub's vectored frame has no
+    pitch factor on any motor: that axis is not controlled by the frame)."""
+    if vehicle != "ArduSub" or axis not in SUB_AXES:
+        return True
+    config = {**FRAME_DEFAULTS["ArduSub"], **params}["FRAME_CONFIG"]
+    frame = SUB_FRAMES.get(int(config)) if config == int(config) else None
+    if frame is None:
+        return True
+    column = SUB_AXES.index(axis)
+    return any(row[column] != 0 for row in frame[1])
+
+
 @dataclass(frozen=True, slots=True)
 class Mix:
     """What the mixer drives: output → PWM, and which frame it mixed for."""

@@ -21,7 +21,7 @@ from ..parse.launch import SIM_VEHICLE, Launch, parse_launch, pinned_role
 from ..stages.layers import Layers, stack
 from . import builtin, gazebo
 from .physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
-from .pilot import OK, Row, pilot_test
+from .pilot import Row, pilot_test
 
 if TYPE_CHECKING:
     from ..config.overlay import Overlay
@@ -223,7 +223,8 @@ def verify_launch(
             result.findings.append(LaunchFinding(text, fix))
         fix = builtin.axis_fix(backend, launch)
         result.rows = pilot_test(launch.vehicle, params, builtin.response(backend))
-        result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if r.verdict != OK]
+        result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if r.failed]
+        result.notes += [r.note for r in result.rows if r.note]
     return result
 
 
@@ -269,8 +270,10 @@ def _json(
     respond = gazebo.response(checked.channels, placed, result.launch.vehicle == "ArduCopter")
     result.rows = pilot_test(result.launch.vehicle, params, respond)
     for r in result.rows:
-        if r.verdict != OK:
+        if r.failed:
             result.findings.append(LaunchFinding(f"{label}: {r.finding}", fix, label, sha))
+        elif r.note:
+            result.notes.append(f"{label}: {r.note}")
 
 
 def acknowledge(result: LaunchResult, acks: tuple[Acknowledgement, ...]) -> set[int]:
