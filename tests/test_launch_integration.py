@@ -165,3 +165,52 @@ def test_report_has_a_section_per_declared_launch() -> None:
     boat = (ROOT / "reports/blueboat-4.7.md").read_text()
     assert "### Launch `gazebo` — passes, 5 finding(s) acknowledged" in boat
     assert "| steering | steer right |" in boat
+
+
+def test_swapped_jointnames_with_kept_topics_are_found(
+    repo: list[str], tmp_path: Path, upstream: Path
+) -> None:
+    # The geometry follows <jointName>, which now agrees with the derived file's channels; what
+    # moves is the Thruster each cmd_topic reaches, so the boat still steers the wrong way.
+    from paramdiff.project import Options, PinContext
+
+    ctx = PinContext(Options(root=ROOT, mirror=str(upstream)), "blueboat", None)
+    _, _, data, _ = ctx.pinned_model("sitl_models")
+    text = data.decode()
+    port, stbd = "<jointName>motor_port_joint<", "<jointName>motor_stbd_joint<"
+    assert port in text and stbd in text
+    swapped = text.replace(port, "@").replace(stbd, port).replace("@", stbd)
+    copy = tmp_path / "blueboat/model.sdf"
+    copy.parent.mkdir()
+    copy.write_text(swapped)
+    line = CORRECTED["blueboat"][0]
+    result = run_cli(
+        ["check", *repo, "--profile", "blueboat", "--launch", line, "--model", str(copy)]
+    )
+    assert result.exit_code == 1, result.output
+    assert (
+        "channel 0 (<jointName> motor_stbd_joint, SERVO1): its cmd_topic "
+        "model/blueboat/joint/motor_port_joint/cmd_thrust reaches the Thruster of joint "
+        "motor_port_joint"
+    ) in result.output
+    assert "steering reversed: steer right → turns left" in result.output
+
+
+@pytest.mark.parametrize(
+    ("profile", "line"),
+    [
+        ("blueboat", "sim_vehicle.py -v Rover -w"),
+        ("bluerov2_heavy", "sim_vehicle.py -v ArduSub -w"),
+    ],
+)
+def test_stock_launches_run_the_firmware_boot_outputs(
+    repo: list[str], profile: str, line: str
+) -> None:
+    # Rover's boot defaults (output 1 GroundSteering, 3 Throttle); ArduSub's vectored frame
+    # assigns 6 motors and has no pitch factor (a note, not a failure).
+    result = run_cli(["layers", *repo, "--profile", profile, "--launch", line])
+    assert result.exit_code == 0, result.output
+    assert "FAIL" not in result.output and "DEAD" not in result.output
+    assert "function (0)" not in result.output
+    if profile == "bluerov2_heavy":
+        assert "note: pitch not controlled by this frame" in result.output
