@@ -113,7 +113,22 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
     assert [ly.source.role for ly in result.layers] == ["rover_skid_defaults", "dds_udp_defaults"]
     assert any("no -w" in n for n in result.notes)
-    assert result.passed  # the model's findings are acknowledged in the overlay
+    # Without the derived file the firmware's SERVOn_MIN/MAX defaults run: the model's range
+    # findings then are this launch's own, and no acknowledgement (of the declared line) fits.
+    assert not result.passed
+    assert all("(not set: firmware default)" in f.text for f in result.findings)
+    declared = adhoc(ctx, ROS2 + ",derived/blueboat_sitl.params", [])
+    assert [ly.kind for ly in declared.layers] == ["pinned", "pinned", "derived"]
+    assert declared.passed  # the model's findings are acknowledged in the overlay
+
+
+def test_the_header_line_loads_the_derived_file() -> None:
+    # The ros2 launch as declared loads the derived file last; a launch loading none could
+    # never be the derived header's line (render.launch.load_line).
+    header = (ROOT / "derived/blueboat_sitl.params").read_text()
+    assert "--add-param-file=derived/blueboat_sitl.params" in header
+    declared = (ROOT / "sources.yaml").read_text()
+    assert "--defaults rover-skid.parm,dds_udp.parm,derived/blueboat_sitl.params" in declared
 
 
 def test_blueboat_fails_without_its_acknowledgements(tmp_path: Path, upstream: Path) -> None:
