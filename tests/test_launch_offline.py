@@ -100,12 +100,13 @@ PLAIN = """\
 
 
 def test_a_launch_loading_no_derived_file_is_never_the_load_line(tmp_path: Path) -> None:
-    root, loc = project(tmp_path, LAUNCHES.replace("    launches:\n", "    launches:\n" + PLAIN))
+    root, _ = project(tmp_path, LAUNCHES.replace("    launches:\n", "    launches:\n" + PLAIN))
     derived = (root / "derived/boat_sitl.params").read_text()
     assert "#   ardurover -w --model rover-skid --defaults sim/rewire.parm\n" not in derived
     assert "#   ardurover -w --model rover-skid --defaults derived/boat_sitl.params,sim/" in derived
     only_plain = "    launches:\n" + PLAIN
-    root, loc = project(tmp_path / "only", only_plain)
+    root, _ = project(tmp_path / "only", only_plain)
     derived = (root / "derived/boat_sitl.params").read_text()
-    assert "# No launch line: none of the launches the profile declares loads this file\n" in derived
+    none = "# No launch line: none of the launches the profile declares loads this file\n"
+    assert none in derived
     assert "ardurover -w" not in derived
