@@ -117,7 +117,8 @@ def launch_text(r: LaunchResult) -> Iterator[str]:
 
 def load_line(ctx: PinContext, derived: Derived) -> tuple[str, list[str]] | None:
     """The first declared launch that loads the derived file and passes, verified against
-    ``derived`` rendered and read back without a launch line (the line itself changes no value); with the files it loads."""
+    ``derived`` rendered and read back without a launch line (the line itself changes no
+    value); with the files it loads."""
     from ..parse.params import parse_params
     from .params import render
     from .sinks import join_lines
