@@ -412,3 +412,23 @@ def test_a_stock_rover_on_a_skid_model_names_the_boot_functions() -> None:
     found = [f.what for f in channel_findings([port], {}, roles, None, None, "Rover")]
     assert found == ["drives port, which is 73, but SERVO1_FUNCTION is 26"]
     assert channel_findings([port], {"SERVO1_FUNCTION": 73.0}, roles, None, None, "Rover") == []
+
+
+def test_skid_mix_follows_mot_thst_asym() -> None:
+    # AP_MotorsUGV::output_skid_steering: negative outputs × ASYM, reverse throttle ≥ -1/ASYM.
+    asym = {**SKID, "MOT_THST_ASYM": 1.6}
+    assert mixer.ugv(asym, 0.0, 0.5).pwm == pytest.approx({1: 1700.0, 3: 1180.0})
+    assert mixer.skid_mix(asym, -1.0, 0.0) == pytest.approx((-1.0, -1.0))  # -1/1.6 × 1.6
+    assert mixer.skid_mix(asym, 1.0, 0.0) == pytest.approx((1.0, 1.0))
+    assert mixer.skid_mix({**asym, "MOT_THST_ASYM": 0.5}, -1.0, 0.0) == (-1.0, -1.0)  # ≥ 1
+    # Saturated: full throttle and full steering; steering first (MOT_STR_THR_MIX 0.5) keeps
+    # the steering the room allows and lowers the throttle to fit.
+    left, right = mixer.skid_mix(asym, 1.0, 1.0)
+    assert left == pytest.approx(1.0) and left - right > 0
+    # saturation 2: steering halved to 0.5, throttle lowered to 1 - 0.5
+    assert mixer.skid_mix(SKID, 1.0, 1.0) == pytest.approx((1.0, 0.0))
+    # throttle first (MOT_STR_THR_MIX 0): full throttle stays, no room is left to steer
+    throttle_first = mixer.skid_mix({**SKID, "MOT_STR_THR_MIX": 0.0}, 1.0, 0.5)
+    assert throttle_first == pytest.approx((1.0, 1.0))
+    mid = mixer.skid_mix({**SKID, "MOT_STR_THR_MIX": 0.25}, 1.0, 0.5)  # between the two
+    assert mid[0] == pytest.approx(1.0) and 0.0 < mid[0] - mid[1] < 1.0
