@@ -432,3 +432,11 @@ def test_skid_mix_follows_mot_thst_asym() -> None:
     assert throttle_first == pytest.approx((1.0, 1.0))
     mid = mixer.skid_mix({**SKID, "MOT_STR_THR_MIX": 0.25}, 1.0, 0.5)  # between the two
     assert mid[0] == pytest.approx(1.0) and 0.0 < mid[0] - mid[1] < 1.0
+
+
+@pytest.mark.parametrize(("given", "near"), [("rover", "Rover"), ("ardusub", "ArduSub")])
+def test_vehicle_choices_are_case_sensitive_as_in_sim_vehicle(given: str, near: str) -> None:
+    # sim_vehicle.py's -v is an optparse choice: only copter, plane, sub, blimp are lower case.
+    with pytest.raises(UsageError, match=f"case-sensitive.*use -v {near}"):
+        parse_launch(f"sim_vehicle.py -v {given}")
+    assert parse_launch("sim_vehicle.py -v sub").vehicle == "ArduSub"

@@ -91,7 +91,9 @@ def test_each_derived_header_carries_a_verified_launch(profile: str) -> None:
 
 def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
     result = run_cli(["layers", *repo, "--profile", "blueboat", "--launch", ROS2])
-    assert result.exit_code == 0, result.output
+    # exit 1: without the derived file the firmware's SERVOn_MIN/MAX run (the FAIL lines)
+    assert result.exit_code == 1, result.output
+    assert "(not set: firmware default)" in result.output
     out = result.output
     assert (
         "1. rover-skid.parm (--defaults): rover_skid_defaults, ArduPilot/ardupilot@5764606ecdaf"

@@ -80,7 +80,8 @@ def test_a_json_launch_with_no_model_fails_saying_so(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
     launch = "ardurover --model JSON --defaults derived/boat_sitl.params"
     result = run_cli(["layers", *loc, "--launch", launch])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a FAIL line: exit 1, as check does
+    assert "1 finding(s) (the FAIL lines above)" in result.output
     assert (
         "FAIL a JSON launch runs a Gazebo model, and the profile names none to verify it against"
         " — list the model in target_models (or the launch's model:) in sources.yaml, or give "
