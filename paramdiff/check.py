@@ -412,12 +412,7 @@ def _validates(ctx: PinContext, derived: Derived, out: CheckOutcome) -> None:
     problems = validate(ctx.derived_source.file, ctx.metadata, ctx.classifier())
     errors = [p for p in problems if p.severity == ERROR]
     for p in errors:
-        out.fail(
-            f"validate: {p}",
-            f"fix the value with a delta in {derived.overlay.file}",
-            derived.target,
-            p.param.line,
-        )
+        out.fail(f"validate: {p}", p.fix_in(derived.overlay.file), derived.target, p.param.line)
     advisory = [p for p in problems if p.severity != ERROR]
     if advisory:
         out.warnings.append(

@@ -749,7 +749,10 @@ class PinContext:
             if not fail:  # (a list membership test here was quadratic in the problems)
                 yield f"warning: {p}"
         if failing:
-            raise DriftError([str(p) for p in failing], f"correct these values in {file}")
+            fix = f"correct these values in {file}"
+            if any(p.read_only for p in failing):
+                fix += " (a read-only one cannot be set: leave it out of the file)"
+            raise DriftError([str(p) for p in failing], fix)
         yield validate_summary(
             str(file), len(src.file.params), meta.file, len(src.file.warnings) + len(problems)
         )

@@ -218,13 +218,10 @@ HW, SITL = str(FIXTURES / "hardware.params"), str(FIXTURES / "sitl.params")
 def test_an_unknown_option_is_a_usage_error_on_stderr() -> None:
     out = run_cli(["diff", HW, SITL, "--bogus"])
     assert (out.exit_code, out.stdout) == (2, "")
-    assert out.stderr == (
-        "Usage: paramdiff diff [OPTIONS] FILE...\n"
-        "Error: No such option '--bogus'. — see 'paramdiff diff --help'\n"
-    )
+    assert out.stderr == "Error: No such option '--bogus' — see 'paramdiff diff --help'\n"
     # no abbreviations: `--only` is not `--only-differences`
     only = run_cli(["diff", HW, SITL, "--only"])
-    assert only.exit_code == 2 and "No such option '--only'." in only.stderr
+    assert only.exit_code == 2 and "No such option '--only' — " in only.stderr
     choice = run_cli(["diff", HW, SITL, "--format", "xml"])
     assert choice.exit_code == 2
     assert "Invalid value for '--format': 'xml' is not one of 'text', 'markdown'" in choice.stderr

@@ -98,20 +98,18 @@ def test_a_mistyped_command_gets_did_you_mean() -> None:
     assert invoke("dif", HW, SITL) == Run(
         2,
         "",
-        "Usage: paramdiff [OPTIONS] COMMAND [ARGS]...\n"
         "Error: No such command 'dif'. Did you mean 'diff'? — see 'paramdiff --help'\n",
     )
     assert invoke("compare", "three-wya") == Run(
         2,
         "",
-        "Usage: paramdiff compare [OPTIONS] COMMAND [ARGS]...\n"
         "Error: No such command 'three-wya'. Did you mean 'three-way'? — see "
         "'paramdiff compare --help'\n",
     )
     far = invoke("xyzzy")
     assert (far.code, far.stderr.splitlines()[-1]) == (
         2,
-        "Error: No such command 'xyzzy'. — see 'paramdiff --help'",
+        "Error: No such command 'xyzzy' — see 'paramdiff --help'",
     )
 
 
@@ -119,7 +117,6 @@ def test_a_mistyped_option_gets_did_you_mean() -> None:
     assert invoke("diff", HW, SITL, "--only-diferences") == Run(
         2,
         "",
-        "Usage: paramdiff diff [OPTIONS] FILE...\n"
         "Error: No such option '--only-diferences'. Did you mean '--only-differences'? — see "
         "'paramdiff diff --help'\n",
     )
@@ -129,8 +126,7 @@ def test_a_missing_argument_is_a_usage_error() -> None:
     assert invoke("diff") == Run(
         2,
         "",
-        "Usage: paramdiff diff [OPTIONS] FILE...\n"
-        "Error: Missing argument 'FILE...'. — see 'paramdiff diff --help'\n",
+        "Error: Missing argument 'FILE...' — see 'paramdiff diff --help'\n",
     )
 
 
@@ -213,8 +209,8 @@ def test_a_category_on_local_files_says_they_have_none() -> None:
         2,
         "",
         "Error: --category vehicle: these rows are uncategorised (a local file is categorised "
-        "only by a project here whose cache holds its firmware's metadata) — select rows with "
-        "--param GLOB instead\n",
+        "only with --project-metadata, by a project here whose cache holds its firmware's "
+        "metadata) — add --project-metadata, or select rows with --param GLOB instead\n",
     )
 
 
@@ -288,7 +284,7 @@ def test_a_value_outside_a_static_set_lists_the_set(
     assert (out.code, out.stdout) == (2, "")
     name = option[-1]
     assert out.stderr.splitlines()[-1] == (
-        f"Error: Invalid value for '{name}': '{value}' is not one of {choices}. — see "
+        f"Error: Invalid value for '{name}': '{value}' is not one of {choices} — see "
         f"'paramdiff {option[0]} --help'"
     )
 

@@ -81,6 +81,8 @@ def test_derive_from_the_field_dump(field: tuple[Path, list[str]]) -> None:
     assert not any(line.startswith("COMPASS_OFS_X") for line in lines)  # its calibration
     assert "SERVO1_TRIM 1500" in lines  # the delta, over the field's 1512
     assert run_cli(["report", *loc]).exit_code == 0
+    report = (root / "reports" / "boat-1.0.md").read_text()
+    assert "| field | this repository | `field/boat7.params` |" in report
     assert run_cli(["check", *loc]).exit_code == 0
 
 

@@ -207,8 +207,9 @@ def test_a_local_file_is_categorised_by_the_metadata_its_header_names(
     monkeypatch.setenv("PARAMDIFF_CACHE", str(tmp_path / "cache"))
     named = tmp_path / "named.params"
     named.write_text("# Vehicle: Surface Boat\n# Version: 1.0.3\nSERVO1_TRIM 1500\n")
-    shown = run_cli(["show", str(named)])
+    shown = run_cli(["show", str(named), "--project-metadata"])
     assert shown.exit_code == 0, shown.output
+    assert "uncategorised" in run_cli(["show", str(named)]).output  # only when asked
     assert "named.params: 1.0.3 (metadata " in shown.output
     assert "(all in category vehicle)" in shown.output
     assert "Trim PWM" in shown.output
@@ -219,6 +220,12 @@ def test_a_local_file_is_categorised_by_the_metadata_its_header_names(
         assert "(all in category uncategorised)" in result.output, result.output
     other = tmp_path / "other.params"  # a firmware the project pins no metadata for
     other.write_text("# Vehicle: Submarine\n# Version: 4.7.0\nSERVO1_TRIM 1500\n")
-    assert "(all in category uncategorised)" in run_cli(["show", str(other)]).output
+    assert (
+        "(all in category uncategorised)"
+        in run_cli(["show", str(other), "--project-metadata"]).output
+    )
     monkeypatch.setenv("PARAMDIFF_CACHE", str(tmp_path / "empty-cache"))  # not cached: offline
-    assert "(all in category uncategorised)" in run_cli(["show", str(named)]).output
+    assert (
+        "(all in category uncategorised)"
+        in run_cli(["show", str(named), "--project-metadata"]).output
+    )

@@ -207,3 +207,17 @@ def test_derive_writes_a_read_only_value_as_name_value(tmp_path: Path) -> None:
     checked = run_cli(["check", *loc])
     assert "derived/boat_sitl.params: the same 15 values in all 6 real loaders" in checked.output
     assert tree_bytes(root) == before
+
+
+@pytest.mark.parametrize(
+    "line", ["SERVO1_TRIM 1500 @READONLY#x", "SERVO1_TRIM 1500#c @READONLY", "X_Y 1,@READONLY#"]
+)
+def test_a_hash_that_makes_ardupilot_read_the_flag_otherwise_is_refused(line: str) -> None:
+    """ArduPilot's parse_param_line has no inline comments: where a '#' touching a token
+    changes whether the third token is @READONLY, the line reads two ways."""
+    from paramdiff.errors import InputError
+    from paramdiff.parse.params import parse_params
+
+    data = (line + "\n").encode()
+    with pytest.raises(InputError, match="put a space before the #"):
+        parse_params(data, "x.params", "params")

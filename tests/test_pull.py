@@ -189,3 +189,13 @@ def test_pull_errors_are_one_line(tmp_path: Path) -> None:
     assert result.stderr.startswith(f"Error: tcp:127.0.0.1:{port}: cannot connect")
     assert len(result.stderr.splitlines()) == 1
     assert not (tmp_path / "x.params").exists()
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "1e400", "0.5", "soon"])
+def test_a_timeout_is_a_finite_number_of_seconds(seconds: str) -> None:
+    from helpers import run_cli
+
+    result = run_cli(["pull", "tcp:127.0.0.1:1", "--timeout", seconds])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: Invalid value for '--timeout'")
+    assert len(result.stderr.splitlines()) == 1

@@ -89,11 +89,14 @@ def guarded(run: Callable[[], int | None]) -> int:
 
 
 def _usage_error(exc: click.UsageError) -> int:
+    """One Error line naming the help to read (a group given no command shows its help
+    first: there is nothing else to say)."""
     ctx = exc.ctx
-    if ctx is not None:
-        _say(ctx.get_help() if isinstance(exc, MissingCommand) else ctx.get_usage())
+    if ctx is not None and isinstance(exc, MissingCommand):
+        _say(ctx.get_help())
     prog = ctx.command_path if ctx is not None else "paramdiff"
-    _say(f"Error: {exc.format_message()} — see '{prog} --help'")
+    what = exc.format_message().rstrip(".")  # click's sentences end in a full stop
+    _say(f"Error: {what} — see '{prog} --help'")
     return USAGE_EXIT
 
 

@@ -46,7 +46,8 @@ def derive(pin: PinContext, output: Path | None, fmt: str, check: bool, minimal:
                 "give --minimal a path of its own",
                 file=str(output),
             )
+    target = pin.derived_output(output, fmt)  # refused before any warning about the rows
     derived = pin.minimal_derived() if minimal else pin.derived
     if fmt == "qgc":
         warn(derived_qgc_types(derived).warning())
-    write_output(render(derived, fmt), pin.derived_output(output, fmt), check)
+    write_output(render(derived, fmt), target, check)

@@ -20,6 +20,7 @@ from .tables import print_comparison
 @click.command("diff", epilog=opt.TABLE_LEGEND)
 @click.argument("files", nargs=-1, required=True, type=opt.EXISTING_FILE, metavar="FILE...")
 @opt.input_options
+@opt.project_metadata
 @opt.table
 @click.option(
     "--against-defaults",
@@ -36,6 +37,7 @@ def diff(
     include_root: Path | None,
     table: opt.TableOptions,
     defaults: Path | None,
+    project_metadata: bool,
 ) -> int:
     """N-way compare of local files (params or SDF), like mavparmdiff.
 
@@ -48,9 +50,9 @@ def diff(
         raise UsageError(
             "give at least two files", "name two or more, e.g. paramdiff diff A.params B.params"
         )
-    sources, classifier = categorise_local(
-        local_sources(named, input_format, lenient, include_root)
-    )
+    sources, classifier = local_sources(named, input_format, lenient, include_root), None
+    if project_metadata:
+        sources, classifier = categorise_local(sources)
     comp = compare(sources, classifier)
     if defaults is not None:
         return _against_defaults(comp, table)

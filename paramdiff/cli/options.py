@@ -10,6 +10,7 @@ value before the command runs.
 from __future__ import annotations
 
 import functools
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -171,10 +172,27 @@ def pin(help: str = PIN_HELP) -> Callable[[F], F]:
     return click.option("--pin", metavar="PIN", help=help)
 
 
+class Seconds(click.ParamType):
+    """A duration in seconds: finite, at least 1 (click's FloatRange lets nan and 1e400 by)."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds < 1:
+            self.fail(f"{value!r} is not a number of seconds from 1 up", param, ctx)
+        return seconds
+
+
 # pull and verify: how long a pull from a vehicle may take
 pull_timeout = click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(),
     default=PULL_TIMEOUT,
     show_default=True,
     metavar="SECONDS",
@@ -271,6 +289,16 @@ def input_options(f: F) -> F:
     ):
         f = option(f)
     return f
+
+
+# show and diff: read local files with the metadata the project here pins for their firmware
+project_metadata = click.option(
+    "--project-metadata",
+    is_flag=True,
+    help="Read the files with the metadata the project in the current folder pins for the "
+    "firmware their headers name (display names, value labels, categories), when the cache "
+    "holds it. Without it the rows are uncategorised (reading the project costs ~0.2 s).",
+)
 
 
 def lenient(help: str = "Turn bad lines into warnings.") -> Callable[[F], F]:

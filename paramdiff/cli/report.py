@@ -17,7 +17,10 @@ from .output import write_output
 @opt.output("report")
 def report(pin: PinContext, output: Path | None, check: bool) -> None:
     """Write the markdown report for a pull request."""
-    inputs, target = pin.report_inputs(), pin.report_output(output)
+    # both outputs are checked before either is written (and before the report is made)
+    target = pin.report_output(output)
+    picture = svg_output(target) if target.path is not None else None  # beside the report
+    inputs = pin.report_inputs()
     write_output(render_report(inputs), target, check)
-    if target.path is not None:  # the top view goes next to the report that links it
-        write_output(render_picture(inputs), svg_output(target), check)
+    if picture is not None:
+        write_output(render_picture(inputs), picture, check)

@@ -19,6 +19,7 @@ from .tables import print_comparison
 @click.command("show", epilog=opt.TABLE_LEGEND)
 @click.argument("file", type=opt.EXISTING_FILE, metavar="FILE")
 @opt.input_options
+@opt.project_metadata
 @click.option(
     "--as",
     "as_format",
@@ -33,6 +34,7 @@ def show(
     include_root: Path | None,
     as_format: str | None,
     table: opt.TableOptions,
+    project_metadata: bool,
 ) -> None:
     """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
     src = local_source(file, input_format, lenient, root=include_root)
@@ -41,5 +43,5 @@ def show(
         warn(qgc.warning() if qgc else None)
         echo_lines(write_rows(src.file.params.values(), as_format, qgc.types if qgc else None))
         return
-    sources, classifier = categorise_local([src])
+    sources, classifier = categorise_local([src]) if project_metadata else ([src], None)
     print_comparison(compare(sources, classifier), table, None)

@@ -6,14 +6,11 @@ from __future__ import annotations
 import posixpath
 import re
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import quote
 from .validators import check_keys, check_ref, check_relpath, check_repo, flag, text
 from .yamlfile import KeyPath, YamlDoc
-
-if TYPE_CHECKING:
-    from .sources import Profile
 
 PARAM_FORMATS = ("auto", "params", "mp", "qgc", "blueos")
 FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
@@ -115,28 +112,3 @@ def parse_source(doc: YamlDoc, path: KeyPath, role: str, raw: Any) -> SourceSpec
         lenient=lenient,
         transport=transport,
     )
-
-
-def check_local_roles(doc: YamlDoc, profiles: dict[str, Profile]) -> None:
-    """A ``file:`` role is an input: never an overlay, nor a file paramdiff writes."""
-    written = {}
-    for name, p in profiles.items():
-        if p.overlay:
-            written[p.overlay] = f"profile {name}'s overlay"
-        for pin in p.pins:
-            for path, what in (
-                (p.derived_path(pin), "derived file"),
-                (p.report_path(pin), "report"),
-            ):
-                if path:
-                    written[path] = f"profile {name}'s {what}"
-    for name, p in profiles.items():
-        for pin, specs in p.pins.items():
-            for spec in specs.values():
-                if spec.is_local and spec.path in written:
-                    raise doc.error(
-                        ("profiles", name, "pins", pin, spec.role, "file"),
-                        f"role '{spec.role}' names {spec.path}, which is "
-                        f"{written[spec.path]}, not a parameter set it reads",
-                        "name the field dump itself, e.g. field/boat7.params",
-                    )

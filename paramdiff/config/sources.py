@@ -18,7 +18,6 @@ from .roles import (
     PROJECT_INPUTS,
     ROLE_RE,
     SourceSpec,
-    check_local_roles,
     parse_source,
 )
 from .validators import (
@@ -396,9 +395,34 @@ def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = N
         str(name): _profile(doc, ("profiles", name), str(name), p)
         for name, p in profiles_raw.items()
     }
-    check_local_roles(doc, profiles)
+    _local_roles_are_inputs(doc, profiles)
     doc.remember()
     return Config(file=file, root=root, categories=categories, profiles=profiles)
+
+
+def _local_roles_are_inputs(doc: YamlDoc, profiles: dict[str, Profile]) -> None:
+    """A ``file:`` role is an input: never an overlay, nor a file paramdiff writes."""
+    written = {}
+    for name, p in profiles.items():
+        if p.overlay:
+            written[p.overlay] = f"profile {name}'s overlay"
+        for pin in p.pins:
+            for path, what in (
+                (p.derived_path(pin), "derived file"),
+                (p.report_path(pin), "report"),
+            ):
+                if path:
+                    written[path] = f"profile {name}'s {what}"
+    for name, p in profiles.items():
+        for pin, specs in p.pins.items():
+            for spec in specs.values():
+                if spec.is_local and spec.path in written:
+                    raise doc.error(
+                        ("profiles", name, "pins", pin, spec.role, "file"),
+                        f"role '{spec.role}' names {spec.path}, which is "
+                        f"{written[spec.path]}, not a parameter set it reads",
+                        "name the field dump itself, e.g. field/boat7.params",
+                    )
 
 
 def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:

@@ -149,6 +149,15 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
     """MAVProxy / SITL / BlueOS ``.params`` (``NAME VALUE``), Mission Planner (``NAME,VALUE``)."""
     params = col.out.params
     for n, stripped in _content_lines(lines, col):
+        if READ_ONLY_FLAG in stripped and "#" in stripped and _flag_disagrees(stripped):
+            col.problem(
+                file,
+                n,
+                "a '#' touches a token here, and ArduPilot, which reads no comment after the "
+                "name, would read the read-only flag differently",
+                "put a space before the #",
+            )
+            continue
         fast = PARAMS_LINE_RE.fullmatch(stripped)
         if fast is not None:
             name, text, comment = fast.groups()
@@ -177,6 +186,15 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
         row = col.value_row(file, n, tokens[0], tokens[1], comment)
         if row:
             col.add(row._replace(read_only=True) if read_only else row)
+
+
+def _flag_disagrees(line: str) -> bool:
+    """Whether ArduPilot's parse_param_line, which splits the whole line on ", =\\t" with
+    no comment syntax, finds @READONLY as the third token where this reader (a '#' starts a
+    comment) does not, or the other way round (``1500#c @READONLY``, ``1500 @READONLY#x``)."""
+    raw = [t for t in PARAMS_SPLIT.split(line) if t]
+    body = [t for t in PARAMS_SPLIT.split(_split_comment(line, "#")[0]) if t]
+    return (raw[2:3] == [READ_ONLY_FLAG]) != (body[2:3] == [READ_ONLY_FLAG])
 
 
 def _after_value(col: _Collector, file: str, n: int, extra: list[str]) -> None:

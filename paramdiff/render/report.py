@@ -155,7 +155,10 @@ def _sources(inp: ReportInputs) -> Iterator[str]:
     yield "## Sources"
     yield ""
     rows = []
-    for s in [*inp.comparison.sources, *d.inputs[1:]]:
+    compared = {s.role for s in inp.comparison.sources}
+    # the overlay's base when the comparison does not show it (a field dump, `file:`)
+    base = [] if d.base.role in compared else [d.base]
+    for s in [*base, *inp.comparison.sources, *d.inputs[1:]]:
         sha = f"`{(s.sha256 or '')[:12]}`"
         rows.append([s.role, link(s.repo, s.commit, s.path), f"`{s.path}`", s.version or "—", sha])
         for inc in s.includes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..errors import UsageError
 from ..files import project_path
 from ..model.values import format_value
 from ..outputs import checked_output
@@ -44,6 +45,12 @@ def svg_output(report: Output) -> Output:
     path = report.path.with_name(svg_path(report.path.name)) if report.path else None
     if path is not None and report.guard is not None:  # -o x.md: x.svg follows the same rule
         checked_output(path, report.guard)
+    if path is not None and path.is_dir():
+        raise UsageError(
+            f"{path} is a directory, where the report's top view goes",
+            "remove it, or give -o another report path",
+            file=str(path),
+        )
     return Output(path, label, report.fix, guard=report.guard)
 
 

@@ -344,8 +344,9 @@ def check_categories(comp: Comparison, categories: tuple[str, ...]) -> None:
     if comp.categories == (UNCATEGORISED,):
         raise UsageError(
             f"--category {quote(unknown[0])}: these rows are {UNCATEGORISED} (a local file is "
-            "categorised only by a project here whose cache holds its firmware's metadata)",
-            "select rows with --param GLOB instead",
+            "categorised only with --project-metadata, by a project here whose cache holds its "
+            "firmware's metadata)",
+            "add --project-metadata, or select rows with --param GLOB instead",
         )
     raise UsageError(
         f"unknown category '{quote(unknown[0])}'", f"use one of: {', '.join(comp.categories)}"

@@ -10,6 +10,7 @@ from .classify import Classifier
 
 ERROR = "error"  # ArduPilot ignores or refuses the value
 WARNING = "warning"  # the metadata's range/enum/bits are advisory; ArduPilot stores the value
+READ_ONLY = "is read-only: the firmware will not take this value"
 
 
 class Problem(NamedTuple):
@@ -21,6 +22,20 @@ class Problem(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.param.file}:{self.param.line}: {self.param.name} {self.what}"
+
+    @property
+    def read_only(self) -> bool:
+        return self.what == READ_ONLY
+
+    def fix_in(self, overlay: str) -> str:
+        """What fixes it in the overlay: a read-only parameter (a field dump's STAT_*
+        counters) cannot be set, so no delta does; any other bad value a delta changes."""
+        if self.read_only:
+            return (
+                f"leave {self.param.name} out: add it to select.exclude in {overlay} (the "
+                "firmware sets it itself)"
+            )
+        return f"fix the value with a delta in {overlay}"
 
 
 def validate(
@@ -42,7 +57,7 @@ def validate(
             )
             continue
         if metadata.read_only(p.name):
-            out.append(Problem(p, "is read-only: the firmware will not take this value", ERROR))
+            out.append(Problem(p, READ_ONLY, ERROR))
         for problem in problems:
             out.append(Problem(p, problem))
     return out
