@@ -311,7 +311,9 @@ def test_boot_assignment_skips_outputs_already_used() -> None:
     )
     assert functions == {1: 0.0, 2: 33.0, 3: 35.0, 4: 36.0}
     assert sorted(notes) == [3, 4]
-    assert output_functions({}, "Rover", 4) == ({}, {})
+    # Rover::load_parameters: output 1 GroundSteering, output 3 Throttle when no file sets them
+    rover, rover_notes = output_functions({}, "Rover", 4)
+    assert rover == {1: 26.0, 3: 70.0} and sorted(rover_notes) == [1, 3]
 
 
 def boat(tmp_path: Path, port_joint: str, mult_port: int = 70) -> Path:

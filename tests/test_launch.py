@@ -6,8 +6,9 @@ import pytest
 
 from paramdiff.errors import UsageError
 from paramdiff.launch import builtin, mixer, physics
-from paramdiff.launch.pilot import DEAD, OK, REVERSED, pilot_test
+from paramdiff.launch.pilot import DEAD, OK, REVERSED, UNCONTROLLED, pilot_test
 from paramdiff.parse.launch import SIM_VEHICLE, SITL, parse_launch
+from paramdiff.stages.geometry import output_functions
 
 ROVER_PARM = "Tools/autotest/default_params/rover.parm"
 SKID_PARM = "Tools/autotest/default_params/rover-skid.parm"
@@ -221,8 +222,30 @@ def test_unmapped_output_is_a_dead_axis() -> None:
     # Only the left motor is mapped: the right motor's output is read but never driven.
     rows = verdicts("Rover", {"SERVO1_FUNCTION": 73.0}, "rover-skid")
     assert rows == {"throttle": OK, "steering": OK}  # one motor still turns and pushes
-    no_outputs = verdicts("Rover", {}, "rover-skid")
-    assert no_outputs == {"throttle": DEAD, "steering": DEAD}
+    disabled = {"SERVO1_FUNCTION": 0.0, "SERVO3_FUNCTION": 0.0}
+    assert verdicts("Rover", disabled, "rover-skid") == {"throttle": DEAD, "steering": DEAD}
+    found = builtin.check(physics.resolve("rover-skid"), "Rover", disabled)
+    assert "but SERVO1_FUNCTION is Disabled (0)" in found[0][0]
+
+
+def test_stock_rover_runs_the_firmware_boot_functions() -> None:
+    # Rover::load_parameters: set_default_function(CH_1, k_steering), (CH_3, k_throttle)
+    # (Rover/Parameters.cpp): outputs 1 and 3 no file sets are GroundSteering and Throttle.
+    assert verdicts("Rover", {}, "rover") == {"throttle": OK, "steering": OK}
+    assert builtin.check(physics.resolve("rover"), "Rover", {}) == []
+    mix = mixer.ugv({}, 0.0, 0.5)
+    assert mix.pwm == {1: 1700.0, 3: 1500.0}
+    assert mix.driven == {1: "GroundSteering", 3: "Throttle"}
+    functions, notes = output_functions({"SERVO3_FUNCTION": 0.0}, "Rover", 0)
+    assert functions == {1: 26.0, 3: 0.0}  # a stored 0 is configured: no default
+    assert "GroundSteering (26)" in notes[1] and 3 not in notes
+    assert output_functions({}, "ArduSub", 0)[0] == {}  # Rover's defaults only
+
+
+def test_function_names_say_what_they_are() -> None:
+    assert builtin.name(0.0) == "Disabled (0)"
+    assert builtin.name(73.0) == "ThrottleLeft (73)"
+    assert builtin.name(120.0) == "function 120"
 
 
 def test_motorboat_steers_with_output_1_and_refuses_a_skid_set() -> None:
@@ -240,6 +263,26 @@ def test_six_thruster_sub_cannot_pitch_an_eight_motor_frame() -> None:
     assert "6 simulated thrusters for an 8-motor frame" in found[0]
     assert any("output 7 (Motor7 (39)) drives nothing" in t for t in found)
     assert builtin.check(physics.resolve("vectored_6dof"), "ArduSub", params) == []
+
+
+def test_stock_sub_assigns_six_motors_and_does_not_command_pitch() -> None:
+    # AP_Motors6DOF::setup_motors, SUB_FRAME_VECTORED (FRAME_CONFIG 1, the default): MOT_1..6,
+    # no pitch factor; add_motor_num assigns only those motors' outputs at boot.
+    backend = physics.resolve("vectored")
+    assert builtin.check(backend, "ArduSub", {}) == []
+    rows = {r.axis.name: r for r in pilot_test("ArduSub", {}, builtin.response(backend))}
+    pitch = rows["pitch"]
+    assert pitch.verdict == UNCONTROLLED and not pitch.failed and pitch.finding == ""
+    assert pitch.note == (
+        "pitch not controlled by this frame: pitch up → no pitch torque: the frame's mixer has "
+        "no pitch factor"
+    )
+    assert all(r.verdict == OK for name, r in rows.items() if name != "pitch")
+    assert mixer.frame_motors("ArduSub", {}) == 6
+    assert mixer.frame_motors("ArduSub", {"FRAME_CONFIG": 2.0}) == 8
+    assert mixer.frame_motors("ArduCopter", {}) == 4 and mixer.frame_motors("Rover", {}) == 0
+    assert mixer.commands("ArduSub", {"FRAME_CONFIG": 2.0}, "pitch")
+    assert mixer.commands("ArduSub", {"FRAME_CONFIG": 9.0}, "pitch")
 
 
 def test_reversed_sub_thruster_reverses_its_axes() -> None:
@@ -358,3 +401,42 @@ def test_bad_acknowledgements_name_the_line(entry: str, says: str) -> None:
     with pytest.raises(ConfigError, match=says) as info:
         parse_overlay(OVERLAY.format(entries=entry).encode(), "o.yaml")
     assert info.value.line == 5
+
+
+def test_a_stock_rover_on_a_skid_model_names_the_boot_functions() -> None:
+    from paramdiff.parse.sdf import Channel
+    from paramdiff.stages.channels import channel_findings
+
+    port = Channel(0, "port", 1100, 1900, -0.5, 10, "VELOCITY", "m.sdf", 1, {})
+    roles = {"port": 73}
+    found = [f.what for f in channel_findings([port], {}, roles, None, None, "Rover")]
+    assert found == ["drives port, which is 73, but SERVO1_FUNCTION is 26"]
+    assert channel_findings([port], {"SERVO1_FUNCTION": 73.0}, roles, None, None, "Rover") == []
+
+
+def test_skid_mix_follows_mot_thst_asym() -> None:
+    # AP_MotorsUGV::output_skid_steering: negative outputs × ASYM, reverse throttle ≥ -1/ASYM.
+    asym = {**SKID, "MOT_THST_ASYM": 1.6}
+    assert mixer.ugv(asym, 0.0, 0.5).pwm == pytest.approx({1: 1700.0, 3: 1180.0})
+    assert mixer.skid_mix(asym, -1.0, 0.0) == pytest.approx((-1.0, -1.0))  # -1/1.6 × 1.6
+    assert mixer.skid_mix(asym, 1.0, 0.0) == pytest.approx((1.0, 1.0))
+    assert mixer.skid_mix({**asym, "MOT_THST_ASYM": 0.5}, -1.0, 0.0) == (-1.0, -1.0)  # ≥ 1
+    # Saturated: full throttle and full steering; steering first (MOT_STR_THR_MIX 0.5) keeps
+    # the steering the room allows and lowers the throttle to fit.
+    left, right = mixer.skid_mix(asym, 1.0, 1.0)
+    assert left == pytest.approx(1.0) and left - right > 0
+    # saturation 2: steering halved to 0.5, throttle lowered to 1 - 0.5
+    assert mixer.skid_mix(SKID, 1.0, 1.0) == pytest.approx((1.0, 0.0))
+    # throttle first (MOT_STR_THR_MIX 0): full throttle stays, no room is left to steer
+    throttle_first = mixer.skid_mix({**SKID, "MOT_STR_THR_MIX": 0.0}, 1.0, 0.5)
+    assert throttle_first == pytest.approx((1.0, 1.0))
+    mid = mixer.skid_mix({**SKID, "MOT_STR_THR_MIX": 0.25}, 1.0, 0.5)  # between the two
+    assert mid[0] == pytest.approx(1.0) and 0.0 < mid[0] - mid[1] < 1.0
+
+
+@pytest.mark.parametrize(("given", "near"), [("rover", "Rover"), ("ardusub", "ArduSub")])
+def test_vehicle_choices_are_case_sensitive_as_in_sim_vehicle(given: str, near: str) -> None:
+    # sim_vehicle.py's -v is an optparse choice: only copter, plane, sub, blimp are lower case.
+    with pytest.raises(UsageError, match=f"case-sensitive.*use -v {near}"):
+        parse_launch(f"sim_vehicle.py -v {given}")
+    assert parse_launch("sim_vehicle.py -v sub").vehicle == "ArduSub"

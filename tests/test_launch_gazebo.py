@@ -6,7 +6,7 @@ from pathlib import Path
 
 from test_geometry import CONTROL, GOOD_SIGNS, PLUGIN, QUAD, quad, write
 
-from paramdiff.launch.gazebo import reads, response
+from paramdiff.launch.gazebo import follow_topics, reads, response
 from paramdiff.launch.pilot import DEAD, OK, REVERSED, pilot_test
 from paramdiff.parse.sdf_paths import local_resolver
 from paramdiff.stages.geometry import check_model
@@ -83,3 +83,72 @@ def test_quad_model_flies_and_a_wrong_spin_reverses_yaw(tmp_path: Path) -> None:
     flipped = {name: -s for name, s in GOOD_SIGNS.items()}  # every rotor spins the other way
     got = verdicts(quad(tmp_path, flipped), QUAD, "ArduCopter")
     assert got == {"roll": OK, "pitch": OK, "yaw": REVERSED, "climb": OK}
+
+
+def thruster_boat(tmp_path: Path, joints: tuple[str, str], topics: tuple[str, str]) -> Path:
+    """The boat with gz-sim Thrusters on both joints; each control names a jointName and a
+    cmd_topic (the topic a Thruster subscribes to: model/boat/joint/<joint>/cmd_thrust)."""
+    text = boat(tmp_path).read_text()
+    for ch, joint, topic in zip((0, 2), joints, topics, strict=True):
+        side = f"{('port', 'stbd')[ch // 2]}_joint"
+        old = CONTROL.format(ch=ch, joint=side, mult=70, offset=-0.5, type="COMMAND")
+        named = f"<jointName>{joint}</jointName><cmd_topic>{topic}</cmd_topic>"
+        text = text.replace(old, old.replace(f"<jointName>{side}</jointName>", named))
+    plugins = "".join(
+        '<plugin name="gz::sim::systems::Thruster" filename="gz-sim-thruster-system">'
+        f"<joint_name>{side}_joint</joint_name></plugin>"
+        for side in ("port", "stbd")
+    )
+    return write(tmp_path / "models/boat/model.sdf", text.replace("</model>", plugins + "</model>"))
+
+
+def followed(model: Path, params: dict[str, float]) -> tuple[dict[str, str], list[str]]:
+    """The pilot test as the launch check runs it: following each cmd_topic to its Thruster."""
+    from paramdiff.parse.sdf_thruster import read_actuation
+    from paramdiff.stages.actuators import place
+    from paramdiff.stages.geometry import read_model
+
+    data, file = model.read_bytes(), model.as_posix()
+    checked = check_model(data, file, local_resolver({}), params, {}, "Rover", None)
+    channels, found = follow_topics(checked.channels, read_actuation(data, file))
+    _, tree, to_frd = read_model(data, file, local_resolver({}))
+    placed, _ = place(channels, tree, to_frd)
+    rows = pilot_test("Rover", params, response(channels, placed, False))
+    return {r.axis.name: r.verdict for r in rows}, [text for text, _ in found]
+
+
+TOPIC = "/model/boat/joint/{}_joint/cmd_thrust"
+
+
+def test_jointname_and_cmd_topic_agreeing_find_nothing(tmp_path: Path) -> None:
+    model = thruster_boat(tmp_path, ("port_joint", "stbd_joint"),
+                          (TOPIC.format("port"), TOPIC.format("stbd")))  # fmt: skip
+    assert followed(model, SKID) == ({"throttle": OK, "steering": OK}, [])
+
+
+def test_swapped_jointnames_with_kept_topics_follow_the_topic(tmp_path: Path) -> None:
+    # The jointNames say channel 0 is starboard, but its topic reaches the port Thruster: the
+    # port thruster is what output 1 (ThrottleLeft) really moves, so the boat steers right.
+    model = thruster_boat(tmp_path, ("stbd_joint", "port_joint"),
+                          (TOPIC.format("port"), TOPIC.format("stbd")))  # fmt: skip
+    got, found = followed(model, SKID)
+    assert got == {"throttle": OK, "steering": OK}
+    assert verdicts(model, SKID, "Rover")["steering"] == REVERSED  # what jointName alone says
+    assert found[0].startswith(
+        "channel 0 (<jointName> stbd_joint, SERVO1): its cmd_topic "
+        "model/boat/joint/port_joint/cmd_thrust reaches the Thruster of joint port_joint"
+    )
+    assert found[0].endswith("so output 1 moves port_joint, not stbd_joint")
+    assert len(found) == 2
+
+
+def test_cmd_topic_reaching_no_thruster_is_a_dead_channel(tmp_path: Path) -> None:
+    model = thruster_boat(tmp_path, ("port_joint", "stbd_joint"),
+                          (TOPIC.format("port"), "/model/boat/joint/typo/cmd_thrust"))  # fmt: skip
+    got, found = followed(model, SKID)
+    assert found == [
+        "channel 2 (<jointName> stbd_joint, SERVO3): its cmd_topic "
+        "model/boat/joint/typo/cmd_thrust reaches no Thruster of the model, so output 3 drives "
+        "nothing"
+    ]
+    assert got["throttle"] == OK  # the port thruster alone still pushes forward

@@ -91,7 +91,9 @@ def test_each_derived_header_carries_a_verified_launch(profile: str) -> None:
 
 def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
     result = run_cli(["layers", *repo, "--profile", "blueboat", "--launch", ROS2])
-    assert result.exit_code == 0, result.output
+    # exit 1: without the derived file the firmware's SERVOn_MIN/MAX run (the FAIL lines)
+    assert result.exit_code == 1, result.output
+    assert "(not set: firmware default)" in result.output
     out = result.output
     assert (
         "1. rover-skid.parm (--defaults): rover_skid_defaults, ArduPilot/ardupilot@5764606ecdaf"
@@ -114,7 +116,22 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
     assert [ly.source.role for ly in result.layers] == ["rover_skid_defaults", "dds_udp_defaults"]
     assert any("no -w" in n for n in result.notes)
-    assert result.passed  # the model's findings are acknowledged in the overlay
+    # Without the derived file the firmware's SERVOn_MIN/MAX defaults run: the model's range
+    # findings then are this launch's own, and no acknowledgement (of the declared line) fits.
+    assert not result.passed
+    assert all("(not set: firmware default)" in f.text for f in result.findings)
+    declared = adhoc(ctx, ROS2 + ",derived/blueboat_sitl.params", [])
+    assert [ly.kind for ly in declared.layers] == ["pinned", "pinned", "derived"]
+    assert declared.passed  # the model's findings are acknowledged in the overlay
+
+
+def test_the_header_line_loads_the_derived_file() -> None:
+    # The ros2 launch as declared loads the derived file last; a launch loading none could
+    # never be the derived header's line (render.launch.load_line).
+    header = (ROOT / "derived/blueboat_sitl.params").read_text()
+    assert "--add-param-file=derived/blueboat_sitl.params" in header
+    declared = (ROOT / "sources.yaml").read_text()
+    assert "--defaults rover-skid.parm,dds_udp.parm,derived/blueboat_sitl.params" in declared
 
 
 def test_blueboat_fails_without_its_acknowledgements(tmp_path: Path, upstream: Path) -> None:
@@ -167,3 +184,52 @@ def test_report_has_a_section_per_declared_launch() -> None:
     boat = (ROOT / "reports/blueboat-4.7.md").read_text()
     assert "### Launch `gazebo` — passes, 5 finding(s) acknowledged" in boat
     assert "| steering | steer right |" in boat
+
+
+def test_swapped_jointnames_with_kept_topics_are_found(
+    repo: list[str], tmp_path: Path, upstream: Path
+) -> None:
+    # The geometry follows <jointName>, which now agrees with the derived file's channels; what
+    # moves is the Thruster each cmd_topic reaches, so the boat still steers the wrong way.
+    from paramdiff.project import Options, PinContext
+
+    ctx = PinContext(Options(root=ROOT, mirror=str(upstream)), "blueboat", None)
+    _, _, data, _ = ctx.pinned_model("sitl_models")
+    text = data.decode()
+    port, stbd = "<jointName>motor_port_joint<", "<jointName>motor_stbd_joint<"
+    assert port in text and stbd in text
+    swapped = text.replace(port, "@").replace(stbd, port).replace("@", stbd)
+    copy = tmp_path / "blueboat/model.sdf"
+    copy.parent.mkdir()
+    copy.write_text(swapped)
+    line = CORRECTED["blueboat"][0]
+    result = run_cli(
+        ["check", *repo, "--profile", "blueboat", "--launch", line, "--model", str(copy)]
+    )
+    assert result.exit_code == 1, result.output
+    assert (
+        "channel 0 (<jointName> motor_stbd_joint, SERVO1): its cmd_topic "
+        "model/blueboat/joint/motor_port_joint/cmd_thrust reaches the Thruster of joint "
+        "motor_port_joint"
+    ) in result.output
+    assert "steering reversed: steer right → turns left" in result.output
+
+
+@pytest.mark.parametrize(
+    ("profile", "line"),
+    [
+        ("blueboat", "sim_vehicle.py -v Rover -w"),
+        ("bluerov2_heavy", "sim_vehicle.py -v ArduSub -w"),
+    ],
+)
+def test_stock_launches_run_the_firmware_boot_outputs(
+    repo: list[str], profile: str, line: str
+) -> None:
+    # Rover's boot defaults (output 1 GroundSteering, 3 Throttle); ArduSub's vectored frame
+    # assigns 6 motors and has no pitch factor (a note, not a failure).
+    result = run_cli(["layers", *repo, "--profile", profile, "--launch", line])
+    assert result.exit_code == 0, result.output
+    assert "FAIL" not in result.output and "DEAD" not in result.output
+    assert "function (0)" not in result.output
+    if profile == "bluerov2_heavy":
+        assert "note: pitch not controlled by this frame" in result.output

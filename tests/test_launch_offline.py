@@ -80,7 +80,8 @@ def test_a_json_launch_with_no_model_fails_saying_so(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
     launch = "ardurover --model JSON --defaults derived/boat_sitl.params"
     result = run_cli(["layers", *loc, "--launch", launch])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a FAIL line: exit 1, as check does
+    assert "1 finding(s) (the FAIL lines above)" in result.output
     assert (
         "FAIL a JSON launch runs a Gazebo model, and the profile names none to verify it against"
         " — list the model in target_models (or the launch's model:) in sources.yaml, or give "
@@ -90,3 +91,23 @@ def test_a_json_launch_with_no_model_fails_saying_so(tmp_path: Path) -> None:
     assert "No launch line: the profile declares no launches" in header
     bad = run_cli(["layers", *loc, "--launch", launch, "--frame", "rover-skid"])
     assert bad.exit_code == 2 and "drop --frame" in bad.output
+
+
+# A launch that passes but loads no derived file (the rewiring file alone) comes first.
+PLAIN = """\
+      - name: plain
+        command: ardurover -w --model rover-skid --defaults sim/rewire.parm
+"""
+
+
+def test_a_launch_loading_no_derived_file_is_never_the_load_line(tmp_path: Path) -> None:
+    root, _ = project(tmp_path, LAUNCHES.replace("    launches:\n", "    launches:\n" + PLAIN))
+    derived = (root / "derived/boat_sitl.params").read_text()
+    assert "#   ardurover -w --model rover-skid --defaults sim/rewire.parm\n" not in derived
+    assert "#   ardurover -w --model rover-skid --defaults derived/boat_sitl.params,sim/" in derived
+    only_plain = "    launches:\n" + PLAIN
+    root, _ = project(tmp_path / "only", only_plain)
+    derived = (root / "derived/boat_sitl.params").read_text()
+    none = "# No launch line: none of the launches the profile declares loads this file\n"
+    assert none in derived
+    assert "ardurover -w" not in derived

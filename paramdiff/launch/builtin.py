@@ -9,17 +9,17 @@ from collections.abc import Callable
 from ..model.values import format_value
 from ..parse.launch import SIM_VEHICLE, Launch
 from ..stages.geometry import output_functions
-from .mixer import FRAME_DEFAULTS, SUB_FRAMES
+from .mixer import FRAME_DEFAULTS, SUB_FRAMES, frame_motors
 from .physics import Backend, Wrench, wrench
 
-FUNCTION_NAMES = {26: "GroundSteering", 70: "Throttle", 73: "ThrottleLeft", 74: "ThrottleRight",
-                  **{32 + n: f"Motor{n}" for n in range(1, 13)}}  # fmt: skip
-MOTORS = {"ArduSub": 8, "ArduCopter": 4}
+FUNCTION_NAMES = {0: "Disabled", 26: "GroundSteering", 70: "Throttle", 73: "ThrottleLeft",
+                  74: "ThrottleRight", **{32 + n: f"Motor{n}" for n in range(1, 13)}}  # fmt: skip
 
 
 def name(function: float) -> str:
     f = int(function)
-    return f"{FUNCTION_NAMES.get(f, 'function')} ({format_value(function)})"
+    known = FUNCTION_NAMES.get(f)
+    return f"{known} ({format_value(function)})" if known else f"function {format_value(function)}"
 
 
 def response(backend: Backend) -> Callable[[dict[int, float]], Wrench]:
@@ -35,7 +35,7 @@ def check(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tupl
     from what it simulates."""
     out: list[tuple[str, str]] = []
     out += _frame(backend, vehicle, params)
-    funcs, _ = output_functions(params, vehicle, MOTORS.get(vehicle, 0))
+    funcs, _ = output_functions(params, vehicle, frame_motors(vehicle, params))
     reads = backend.outputs
     kind = backend.data["kind"]
     if kind in ("ackermann", "boat") and _skid_pair(funcs):
@@ -61,7 +61,7 @@ def check(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tupl
             )
     roles = {want for _, want in reads.values()}
     for n, f in sorted(funcs.items()):
-        if n not in reads and (f in roles or f in FUNCTION_NAMES) and f not in (26, 70):
+        if n not in reads and f and (f in roles or f in FUNCTION_NAMES) and f not in (26, 70):
             out.append(
                 (
                     f"output {n} ({name(f)}) drives nothing in {backend.name}, which reads "

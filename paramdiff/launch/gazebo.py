@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..parse.sdf import Channel
+from ..parse.sdf_thruster import Actuation
 from ..stages.actuators import Actuator
 from .physics import Wrench
 
@@ -54,3 +55,45 @@ def response(
 def reads(channels: list[Channel], placed: dict[int, Actuator]) -> set[int]:
     """The outputs the model turns into motion."""
     return {ch.output for ch in channels if ch.channel in placed and ch.multiplier != 0}
+
+
+def follow_topics(
+    channels: list[Channel], actuation: Actuation
+) -> tuple[list[Channel], list[tuple[str, str]]]:
+    """The channels as the water sees them, and (finding, fix) where that is not their
+    ``<jointName>``. A COMMAND control publishes on its ``<cmd_topic>`` (ArduPilotPlugin.cc),
+    and what moves is the Thruster subscribed to that topic, whatever the control's jointName
+    says: a channel whose topic reaches another joint's Thruster moves that joint, one whose
+    topic reaches no Thruster moves nothing (it is left out)."""
+    moved: list[Channel] = []
+    found: list[tuple[str, str]] = []
+    for ch in channels:
+        topic = actuation.topics.get(ch.channel)
+        if topic is None:
+            moved.append(ch)
+            continue
+        where = f"channel {ch.channel} (<jointName> {ch.joint}, SERVO{ch.output})"
+        thruster = actuation.reached(ch.channel)
+        if thruster is None:
+            found.append(
+                (
+                    f"{where}: its cmd_topic {topic} reaches no Thruster of the model, so "
+                    f"output {ch.output} drives nothing",
+                    f"set the control's <cmd_topic> to the topic of {ch.joint}'s Thruster",
+                )
+            )
+            continue
+        if thruster.joint != ch.joint:
+            found.append(
+                (
+                    f"{where}: its cmd_topic {topic} reaches the Thruster of joint "
+                    f"{thruster.joint} (line {thruster.line}), so output {ch.output} moves "
+                    f"{thruster.joint}, not {ch.joint}",
+                    f"make <jointName> and <cmd_topic> name the same thruster (<jointName>"
+                    f"{thruster.joint}</jointName>, or the cmd_topic of {ch.joint}'s Thruster)",
+                )
+            )
+            moved.append(ch._replace(joint=thruster.joint))
+            continue
+        moved.append(ch)
+    return moved, found

@@ -48,6 +48,31 @@ FRAME_DEFAULTS = {
 }
 
 
+def frame_motors(vehicle: str, params: dict[str, float]) -> int:
+    """How many motors the frame adds, so how many outputs AP_Motors::add_motor_num assigns at
+    boot: a Sub's FRAME_CONFIG frame (AP_Motors6DOF::setup_motors, case SUB_FRAME_VECTORED adds
+    MOT_1..MOT_6, SUB_FRAME_VECTORED_6DOF MOT_1..MOT_8; libraries/AP_Motors/AP_Motors6DOF.cpp),
+    a Copter quad 4; a Rover none."""
+    if vehicle == "ArduSub":
+        config = {**FRAME_DEFAULTS["ArduSub"], **params}["FRAME_CONFIG"]
+        frame = SUB_FRAMES.get(int(config)) if config == int(config) else None
+        return len(frame[1]) if frame else 8
+    return 4 if vehicle == "ArduCopter" else 0
+
+
+def commands(vehicle: str, params: dict[str, float], axis: str) -> bool:
+    """Whether the frame's mixer has any factor for ``axis`` (a Sub's vectored frame has no
+    pitch factor on any motor: that axis is not controlled by the frame)."""
+    if vehicle != "ArduSub" or axis not in SUB_AXES:
+        return True
+    config = {**FRAME_DEFAULTS["ArduSub"], **params}["FRAME_CONFIG"]
+    frame = SUB_FRAMES.get(int(config)) if config == int(config) else None
+    if frame is None:
+        return True
+    column = SUB_AXES.index(axis)
+    return any(row[column] != 0 for row in frame[1])
+
+
 @dataclass(frozen=True, slots=True)
 class Mix:
     """What the mixer drives: output → PWM, and which frame it mixed for."""
@@ -70,20 +95,49 @@ def pwm_from_angle(params: dict[str, float], n: int, value: float) -> float:
     return trim + value * (hi - trim) if value > 0 else trim + value * (trim - lo)
 
 
-def functions(params: dict[str, float]) -> dict[int, float]:
-    out: dict[int, float] = {}
-    for name, value in params.items():
-        if name.startswith("SERVO") and name.endswith("_FUNCTION") and name[5:-9].isdigit():
-            out[int(name[5:-9])] = value
-    return out
+def _lerp(x: float, x0: float, x1: float, y0: float, y1: float) -> float:
+    """AP_Math's linear_interpolate: y0..y1 as x goes x0..x1, constrained to that range."""
+    if x <= x0:
+        return y0
+    if x >= x1:
+        return y1
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+def skid_mix(params: dict[str, float], throttle: float, steering: float) -> tuple[float, float]:
+    """(left, right) motor outputs -1..1 of AP_MotorsUGV::output_skid_steering
+    (libraries/AR_Motors/AP_MotorsUGV.cpp, ArduPilot/ardupilot@0264b6719a64): MOT_THST_ASYM
+    (at least 1) limits reverse throttle to -1/ASYM, steering is limited to what fits between
+    the limits, a saturated pair is scaled back (MOT_STR_THR_MIX, default 0.5, says whether
+    steering or throttle keeps priority), and each negative motor output is multiplied by ASYM
+    so that full reverse thrust matches the weaker reverse of the thruster."""
+    asym = max(params.get("MOT_THST_ASYM", 1.0), 1.0)
+    lower = -1.0 / asym
+    best = (1.0 + lower) * 0.5  # the throttle with the most steering room
+    room = max(throttle, 0.0) - lower if throttle < best else 1.0 - best
+    steering = min(max(steering, -room), room)
+    throttle = min(max(throttle, lower), 1.0)
+    saturation = max(throttle + abs(steering), (throttle - abs(steering)) / lower)
+    if saturation > 1.0:
+        mix = min(max(params.get("MOT_STR_THR_MIX", 0.5), 0.0), 1.0)
+        fair = 1.0 / saturation
+        if mix >= 0.5:  # steering first
+            steering *= _lerp(mix, 0.5, 1.0, fair, 1.0)
+            throttle = 1.0 - abs(steering) if throttle >= best else abs(steering) + lower
+        else:  # throttle first
+            throttle *= _lerp(0.5 - mix, 0.0, 0.5, fair, 1.0)
+            sign = 1.0 if steering > 0 else -1.0
+            steering = (1.0 - throttle if throttle >= best else throttle - lower) * sign
+    left, right = throttle + steering, throttle - steering
+    return (left * asym if left < 0 else left), (right * asym if right < 0 else right)
 
 
 def ugv(params: dict[str, float], throttle: float, steering: float) -> Mix:
-    """AP_MotorsUGV: skid steering when any output is ThrottleLeft/Right, else regular."""
-    funcs = functions(params)
+    """AP_MotorsUGV: skid steering when any output is ThrottleLeft/Right, else regular; the
+    functions as the firmware runs them (Rover's boot defaults on outputs 1 and 3)."""
+    funcs, _ = output_functions(params, "Rover", 0)
     skid = any(f in (THROTTLE_LEFT, THROTTLE_RIGHT) for f in funcs.values())
-    left = min(max(throttle + steering, -1.0), 1.0)
-    right = min(max(throttle - steering, -1.0), 1.0)
+    left, right = skid_mix(params, throttle, steering)
     scaled = (
         {THROTTLE_LEFT: left, THROTTLE_RIGHT: right}
         if skid

@@ -19,6 +19,9 @@ STEP = 0.5
 HOVER = 0.5  # a copter's throttle for the roll/pitch/yaw tests
 EPS = 1e-6
 OK, REVERSED, DEAD = "ok", "REVERSED", "DEAD"
+# An axis the frame's mixer has no factor for (a Sub's vectored frame: pitch): a note, not a
+# failure; the same axis dead on a frame that does command it stays DEAD.
+UNCONTROLLED = "not controlled by this frame"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +70,20 @@ class Row:
     result: str  # what the body does
 
     @property
+    def failed(self) -> bool:
+        return self.verdict in (REVERSED, DEAD)
+
+    @property
+    def note(self) -> str:
+        """What the launch notes of an axis its frame does not command (empty otherwise)."""
+        if self.verdict != UNCONTROLLED:
+            return ""
+        return f"{self.axis.name} {UNCONTROLLED}: {self.axis.demand} → {self.result}"
+
+    @property
     def finding(self) -> str:
         """The failure as check and the acknowledgements word it (empty when it passes)."""
-        if self.verdict == OK:
+        if not self.failed:
             return ""
         word = "reversed" if self.verdict == REVERSED else "dead"
         return f"{self.axis.name} {word}: {self.axis.demand} → {self.result}"
@@ -106,7 +120,10 @@ def pilot_test(
         w = response(moved.pwm)
         change = [a - b for a, b in zip(w, still, strict=True)]
         value = axis.sign * change[axis.component]
-        if abs(value) <= EPS:
+        if abs(value) <= EPS and not mixer.commands(vehicle, params, axis.key or axis.name):
+            verdict = UNCONTROLLED
+            result = f"no {COMPONENTS[axis.component]}: the frame's mixer has no {axis.name} factor"
+        elif abs(value) <= EPS:
             verdict, result = DEAD, f"no {COMPONENTS[axis.component]}: it does not move"
         elif value > 0:
             verdict, result = OK, axis.want

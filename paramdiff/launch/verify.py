@@ -21,14 +21,17 @@ from ..parse.launch import SIM_VEHICLE, Launch, parse_launch, pinned_role
 from ..stages.layers import Layers, stack
 from . import builtin, gazebo
 from .physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
-from .pilot import OK, Row, pilot_test
+from .pilot import Row, pilot_test
 
 if TYPE_CHECKING:
     from ..config.overlay import Overlay
     from ..config.roles import SourceSpec
     from ..config.sources import Config, Profile
     from ..model.metadata import Metadata
+    from ..parse.sdf import Channel
     from ..parse.sdf_paths import Resolver
+    from ..stages.actuators import Actuator
+    from ..stages.geometry import ModelCheck
 
 
 class PinFiles(Protocol):
@@ -220,7 +223,8 @@ def verify_launch(
             result.findings.append(LaunchFinding(text, fix))
         fix = builtin.axis_fix(backend, launch)
         result.rows = pilot_test(launch.vehicle, params, builtin.response(backend))
-        result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if r.verdict != OK]
+        result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if r.failed]
+        result.notes += [r.note for r in result.rows if r.note]
     return result
 
 
@@ -262,12 +266,40 @@ def _json(
     )
     for f in checked.findings:
         result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", fix, label, sha))
-    placed = checked.geometry.by_channel
-    respond = gazebo.response(checked.channels, placed, result.launch.vehicle == "ArduCopter")
+    channels, placed = _as_moved(result, checked, data, file, resolve_include, label, sha)
+    respond = gazebo.response(channels, placed, result.launch.vehicle == "ArduCopter")
     result.rows = pilot_test(result.launch.vehicle, params, respond)
     for r in result.rows:
-        if r.verdict != OK:
+        if r.failed:
             result.findings.append(LaunchFinding(f"{label}: {r.finding}", fix, label, sha))
+        elif r.note:
+            result.notes.append(f"{label}: {r.note}")
+
+
+def _as_moved(
+    result: LaunchResult,
+    checked: ModelCheck,
+    data: bytes,
+    file: str,
+    resolve_include: object,
+    label: str,
+    sha: str,
+) -> tuple[list[Channel], dict[int, Actuator]]:
+    """The channels and their placed joints as the Thrusters their cmd_topics reach move them
+    (the pilot test follows what really moves); a finding where that is not the jointName."""
+    from ..parse.sdf_thruster import read_actuation
+    from ..stages.actuators import place
+    from ..stages.geometry import read_model
+
+    channels, found = gazebo.follow_topics(checked.channels, read_actuation(data, file))
+    fix_all = f"in {label}'s <control> blocks"
+    for text, fix in found:
+        result.findings.append(LaunchFinding(f"{label}: {text}", f"{fix} {fix_all}", label, sha))
+    if not found:
+        return checked.channels, checked.geometry.by_channel
+    _, tree, to_frd = read_model(data, file, resolve_include)  # type: ignore[arg-type]
+    placed, _ = place(channels, tree, to_frd)
+    return channels, placed
 
 
 def acknowledge(result: LaunchResult, acks: tuple[Acknowledgement, ...]) -> set[int]:

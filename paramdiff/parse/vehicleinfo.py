@@ -45,10 +45,22 @@ class FrameInfo(NamedTuple):
 
 
 def vehicle_name(given: str) -> str:
-    """sim_vehicle.py's vehicle_map: aliases (and their lower-case forms) → the vehicle."""
+    """sim_vehicle.py's -v: one of its choices (case-sensitive: the vehicle names, the aliases
+    and the few lower-case forms it lists) → the vehicle."""
     data = _data()
-    aliases = {**data["aliases"], **{k.lower(): v for k, v in data["aliases"].items()}}
-    name = aliases.get(given, aliases.get(given.lower(), given))
+    lower = {k: data["aliases"][k.capitalize()] for k in data["lower_case_choices"]
+             if k.capitalize() in data["aliases"]}  # fmt: skip
+    aliases = {**data["aliases"], **lower}
+    choices = {*data["vehicles"], *aliases, *data["lower_case_choices"]}
+    if given not in choices:
+        near = next((c for c in sorted(choices) if c.lower() == given.lower()), None)
+        if near is not None:
+            raise UsageError(
+                f"-v {given}: sim_vehicle.py's -v choices are case-sensitive, and {given} is "
+                "not one of them (sim_vehicle.py stops: invalid choice)",
+                f"use -v {near}",
+            )
+    name = aliases.get(given, given)
     if name not in data["vehicles"]:
         raise UsageError(
             f"-v {given}: paramdiff knows sim_vehicle.py's frames for "

@@ -48,7 +48,7 @@ def launch_md(results: list[LaunchResult], overlay: str = "the overlay") -> Iter
         f"vehicleinfo.py chooses them at ArduPilot/ardupilot@{vehicleinfo.commit()[:12]}), "
         "the physics that runs, and each pilot stick followed through ArduPilot's mixer and "
         "that physics to the body (FRD: x forward, y right, z down). The derived file's "
-        '"Load it with" line is the first launch that passes.'
+        '"Load it with" line is the first launch that loads the derived file and passes.'
     )
     yield ""
     for r in results:
@@ -116,8 +116,9 @@ def launch_text(r: LaunchResult) -> Iterator[str]:
 
 
 def load_line(ctx: PinFiles, derived: Derived) -> tuple[str, list[str]] | None:
-    """The first declared launch that passes, verified against ``derived`` rendered and read
-    back without a launch line (the line itself changes no value); with the files it loads."""
+    """The first declared launch that loads the derived file and passes, verified against
+    ``derived`` rendered and read back without a launch line (the line itself changes no
+    value); with the files it loads."""
     from ..parse.params import parse_params
     from .params import render
     from .sinks import join_lines
@@ -126,6 +127,7 @@ def load_line(ctx: PinFiles, derived: Derived) -> tuple[str, list[str]] | None:
     parsed = parse_params(join_lines(lines).encode(), derived.target, "params")
     source = Source(role=derived.target, file=parsed)
     for result in verify_declared(ctx, source):
-        if result.passed:
+        # A launch that loads no derived file says nothing about this file: never its line.
+        if result.passed and any(ly.kind == "derived" for ly in result.layers):
             return result.launch.text, [ly.path.rsplit("/", 1)[-1] for ly in result.layers]
     return None

@@ -242,8 +242,8 @@ def _loading(d: Derived) -> Iterator[str]:
     if d.vehicle is None:
         return
     if d.launches_declared:
-        yield "No launch line: none of the launches the profile declares passes"
-        yield "`paramdiff check` (see the report's launch sections)."
+        yield "No launch line: none of the launches the profile declares loads this file"
+        yield "and passes `paramdiff check` (see the report's launch sections)."
         return
     # Only a launch check verified goes here; say how to get one.
     yield "No launch line: the profile declares no launches (`launches:` in sources.yaml);"

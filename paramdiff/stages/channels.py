@@ -64,6 +64,11 @@ class Role(NamedTuple):
 
 MOTOR_FUNCTIONS = range(33, 41)  # Motor1..8
 
+# Rover::load_parameters (Rover/Parameters.cpp, ArduPilot/ardupilot@00dff1258d5b) sets the
+# defaults of output 1 (k_steering) and output 3 (k_throttle): what runs where no file sets them.
+ROVER_BOOT_FUNCTIONS = {1: 26.0, 3: 70.0}
+ROVER_BOOT_NAMES = {1: "GroundSteering", 3: "Throttle"}
+
 
 def channel_findings(
     channels: list[Channel],
@@ -78,6 +83,9 @@ def channel_findings(
     ``roles``, function and direction come from the geometry; on ArduCopter a motor output's
     range is the motor PWM range."""
     out: list[Finding] = []
+    if vehicle == "Rover":
+        boot = {f"SERVO{n}_FUNCTION": f for n, f in ROVER_BOOT_FUNCTIONS.items()}
+        params = {**boot, **params}
     for ch in channels:
         role = (roles or {}).get(ch.channel)
         out.extend(role.findings if role is not None else ())

@@ -26,7 +26,14 @@ from ..parse.sdf_frames import DEFAULT_TO_FRD, Pose, to_frd_pose
 from ..parse.sdf_include import ModelTree, load_model
 from ..parse.sdf_paths import Resolver
 from .actuators import Geometry, Judge, Label, View, motor_function, place, short
-from .channels import Finding, Role, _label, channel_findings
+from .channels import (
+    ROVER_BOOT_FUNCTIONS,
+    ROVER_BOOT_NAMES,
+    Finding,
+    Role,
+    _label,
+    channel_findings,
+)
 from .rotors import quad_rule
 from .thrusters import THROTTLE_LEFT, THROTTLE_RIGHT, six_dof_rule, skid_rule
 
@@ -43,13 +50,24 @@ def output_functions(
     On multicopters and subs, AP_Motors::add_motor_num calls SRV_Channels::
     set_aux_channel_default(MotorN, N-1) at boot (libraries/AP_Motors/AP_Motors_Class.cpp,
     libraries/SRV_Channel/SRV_Channels.cpp): when no output has MotorN yet and output N's
-    function is 0 (Disabled), output N becomes MotorN. Rover assigns nothing.
+    function is 0 (Disabled), output N becomes MotorN. Rover sets the defaults of two outputs:
+    Rover::load_parameters calls SRV_Channels::set_default_function(CH_1, k_steering) and
+    (CH_3, k_throttle) (Rover/Parameters.cpp, ArduPilot/ardupilot@00dff1258d5b): an output 1 or 3
+    that no loaded file sets runs GroundSteering (26) or Throttle (70).
     """
     functions: dict[int, float] = {}
     notes: dict[int, str] = {}
     for name, value in params.items():
         if name.startswith("SERVO") and name.endswith("_FUNCTION") and name[5:-9].isdigit():
             functions[int(name[5:-9])] = value
+    if vehicle == "Rover":
+        for n, f in ROVER_BOOT_FUNCTIONS.items():
+            if f"SERVO{n}_FUNCTION" not in params:
+                functions[n] = f
+                notes[n] = (
+                    f"SERVO{n}_FUNCTION is not set, so the firmware's default for Rover applies: "
+                    f"{ROVER_BOOT_NAMES[n]} ({format_value(f)})"
+                )
     if vehicle in ("ArduCopter", "ArduSub"):
         for n in range(1, motors + 1):
             f = float(motor_function(n))
