@@ -191,9 +191,10 @@ def test_swapped_jointnames_with_kept_topics_are_found(
 ) -> None:
     # The geometry follows <jointName>, which now agrees with the derived file's channels; what
     # moves is the Thruster each cmd_topic reaches, so the boat still steers the wrong way.
-    from paramdiff.project import Options, PinContext
+    from paramdiff.pin import Pin
+    from paramdiff.project import Options
 
-    ctx = PinContext(Options(root=ROOT, mirror=str(upstream)), "blueboat", None)
+    ctx = Pin(Options(root=ROOT, mirror=str(upstream)), "blueboat", None)
     _, _, data, _ = ctx.pinned_model("sitl_models")
     text = data.decode()
     port, stbd = "<jointName>motor_port_joint<", "<jointName>motor_stbd_joint<"
