@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from ..errors import InputError, quote
 from ..model.params import Diagnostic, Fact, Param, ParamFile
 from ..model.values import format_value, parse_number
-from .text import utf16_text
+from .text import TextWords, check_text
 
 DEFAULTS = {"servo_min": 1000.0, "servo_max": 2000.0, "offset": 0.0, "multiplier": 1.0}
 DEFAULT_TYPE = "VELOCITY"
@@ -78,37 +78,24 @@ class Channel(NamedTuple):
         return self.multiplier * (min(max((pwm - self.servo_min) / span, 0.0), 1.0) + self.offset)
 
 
+SDF_WORDS: TextWords = {
+    "empty": ("SDF file is empty", "check the path, or fetch the model again"),
+    "utf16": (
+        "SDF model is UTF-16 text; paramdiff reads SDF models as UTF-8 XML",
+        'save the model as UTF-8 (and say encoding="UTF-8" in its <?xml?> line, if any)',
+    ),
+    "nul": (
+        "NUL byte in an SDF model (binary data, not XML text)",
+        "pass the model's .sdf text file",
+    ),
+    "utf8": ("SDF model is not UTF-8 text", "save the model as UTF-8"),
+}
+
+
 def check_sdf_bytes(data: bytes, file: str) -> None:
     """An SDF model is UTF-8 XML text: an empty file, UTF-16/32 text or a NUL byte is an
     SDF error here (it was "binary data, not a parameter file", the params reader's words)."""
-    if not data.strip():
-        raise InputError(
-            "SDF file is empty", "check the path, or fetch the model again", file=file, line=1
-        )
-    if utf16_text(data):
-        raise InputError(
-            "SDF model is UTF-16 text; paramdiff reads SDF models as UTF-8 XML",
-            'save the model as UTF-8 (and say encoding="UTF-8" in its <?xml?> line, if any)',
-            file=file,
-            line=1,
-        )
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise InputError(
-            "NUL byte in an SDF model (binary data, not XML text)",
-            "pass the model's .sdf text file",
-            file=file,
-            line=data[:nul].count(b"\n") + 1,
-        )
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            "SDF model is not UTF-8 text",
-            "save the model as UTF-8",
-            file=file,
-            line=data[: exc.start].count(b"\n") + 1,
-        ) from None
+    check_text(data, file, SDF_WORDS)
 
 
 @functools.lru_cache(maxsize=32)

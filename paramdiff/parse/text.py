@@ -15,38 +15,43 @@ def ascii_int(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+# What is wrong with bytes that should be text, in the words of each kind of file:
+# (what, fix) for an empty file, UTF-16/32 text, a NUL byte, bytes that are not UTF-8.
+TextWords = dict[str, tuple[str, str]]
+PARAMS_WORDS: TextWords = {
+    "empty": ("file is empty", "check the path, or fetch the file again"),
+    "utf16": (
+        "UTF-16 text, not a parameter file as ArduPilot reads one (ASCII)",
+        "save the file as UTF-8 (parameter files are ASCII)",
+    ),
+    "nul": ("binary data (NUL byte), not a parameter file", "pass a text parameter file"),
+    "utf8": ("not UTF-8 text", "save the file as UTF-8 (parameter files are ASCII)"),
+}
+
+
+def check_text(data: bytes, file: str, words: TextWords) -> str:
+    """``data`` as text, or an InputError at the line of what makes it not UTF-8 text."""
+    problem, line = None, 1
+    if not data.strip():
+        problem = "empty"
+    elif utf16_text(data):
+        problem = "utf16"
+    elif (nul := data.find(b"\0")) >= 0:
+        problem, line = "nul", data[:nul].count(b"\n") + 1
+    else:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problem, line = "utf8", data[: exc.start].count(b"\n") + 1
+    what, fix = words[problem]
+    raise InputError(what, fix, file=file, line=line)
+
+
 def decode(data: bytes, file: str) -> list[str]:
     """Text lines of a file, or an InputError for empty, binary or non-UTF-8 input."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    if not data.strip():
-        raise InputError(
-            "file is empty", "check the path, or fetch the file again", file=file, line=1
-        )
-    if utf16_text(data):
-        raise InputError(
-            "UTF-16 text, not a parameter file as ArduPilot reads one (ASCII)",
-            "save the file as UTF-8 (parameter files are ASCII)",
-            file=file,
-            line=1,
-        )
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise InputError(
-            "binary data (NUL byte), not a parameter file",
-            "pass a text parameter file",
-            file=file,
-            line=data[:nul].count(b"\n") + 1,
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            "not UTF-8 text",
-            "save the file as UTF-8 (parameter files are ASCII)",
-            file=file,
-            line=data[: exc.start].count(b"\n") + 1,
-        ) from None
+    text = check_text(data, file, PARAMS_WORDS)
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
