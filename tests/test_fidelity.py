@@ -394,3 +394,32 @@ def test_check_model_fails_on_the_ratio_until_acknowledged_and_then_when_stale(
         f"the model with sha256 {sha[:12]}"
     ) in out.output
     assert f"{model}: actuator SERVO1" in out.output  # other bytes: not acknowledged
+
+
+def test_report_model_renders_a_team_s_own_model(upstream: Path, tmp_path: Path) -> None:
+    """`report --model COPY -o F`: the actuator section of the team's model (the roadmap's
+    clamps: 1.28 against 1.6, both limits named), the committed report untouched."""
+    from helpers import ROOT, location_args, run_cli
+
+    path = next(upstream.glob("raw/ArduPilot/SITL_Models/b2fb*/Gazebo/models/blueboat/model.sdf"))
+    edited = (
+        path.read_bytes()
+        .replace(
+            b"<velocity_control>0</velocity_control>",
+            b"<velocity_control>0</velocity_control>" + ROADMAP_CLAMPS.encode(),
+        )
+        .replace(b"<multiplier>70</multiplier>", b"<multiplier>140</multiplier>")
+    )
+    copy = tmp_path / "blueboat" / "model.sdf"
+    copy.parent.mkdir()
+    copy.write_bytes(edited)
+    loc = location_args(ROOT, tmp_path / "cache", upstream)
+    args = ["report", "--profile", "blueboat", *loc, "--model", str(copy)]
+    refused = run_cli(args)
+    assert refused.exit_code == 2 and "--model writes a report of its own" in refused.stderr
+    out = tmp_path / "own.md"
+    result = run_cli([*args, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert f"## Channel mapping: derived file vs `{copy.as_posix()}`" in text
+    assert "1.28" in text and "max_thrust_cmd 51.5" in text and "min_thrust_cmd -40.2" in text

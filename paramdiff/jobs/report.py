@@ -8,19 +8,24 @@ from typing import TYPE_CHECKING
 from ..errors import UsageError
 from ..pin import Pin
 from .compare import THREE_WAY
-from .fidelity import acknowledged_actuators, pinned_fidelity
+from .fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
 
 if TYPE_CHECKING:
     from ..render.report_inputs import ReportInputs
     from ..render.sinks import Output
+    from ..stages.derive import Derived
 
 
-def report_inputs(pin: Pin) -> ReportInputs:
+def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
     """Everything the report renders: the three-way table, the derived file, the model's
-    channels and findings, what SITL runs, the metadata and the launch results."""
+    channels and findings, what SITL runs, the metadata and the launch results. With
+    ``model_file`` (a team's own Gazebo model), its channels and actuators instead of the
+    pinned sitl_models' (no acknowledgement applies: those are of the pinned bytes)."""
     from ..render.report_inputs import ReportInputs
 
     derived = pin.derived()
+    if model_file is not None:
+        return _own_model(pin, model_file, derived)
     model = pin.pinned_check("sitl_models")
     return ReportInputs(
         pin.profile,
@@ -36,6 +41,31 @@ def report_inputs(pin: Pin) -> ReportInputs:
         pin.launch_results(),
         pinned_fidelity(pin, "sitl_models"),
         acknowledged_actuators(pin, "sitl_models"),
+    )
+
+
+def _own_model(pin: Pin, model_file: Path, derived: Derived) -> ReportInputs:
+    from ..digests import sha256_of
+    from ..parse.local import read_local
+    from ..parse.sdf_paths import local_resolver
+    from ..render.report_inputs import ReportInputs
+
+    data, file = read_local(model_file), model_file.as_posix()
+    model = pin.check_model(data, file, local_resolver())
+    return ReportInputs(
+        pin.profile,
+        pin.pin,
+        pin.compare(list(THREE_WAY)),
+        derived,
+        model.channels,
+        model.findings,
+        pin.sitl_run(),
+        model.geometry,
+        pin.metadata(),
+        pin.metadata_by_firmware(),
+        pin.launch_results(),
+        model_fidelity(pin, data, file, model.channels, sha256_of(data)),
+        model=file,
     )
 
 

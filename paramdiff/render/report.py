@@ -133,7 +133,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
 
 
 def _actuators(inp: ReportInputs) -> Iterator[str]:
-    yield from actuator_section(inp.actuators, "the model (`sitl_models`)", inp.acknowledged)
+    yield from actuator_section(inp.actuators, inp.model_label, inp.acknowledged)
 
 
 def _intro(inp: ReportInputs) -> Iterator[str]:

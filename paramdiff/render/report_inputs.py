@@ -39,6 +39,11 @@ class ReportInputs:
     launches: list[LaunchResult] = field(default_factory=list)  # the declared launches, verified
     actuators: Fidelity | None = None  # the model's actuators against the firmware
     acknowledged: set[str] = field(default_factory=set)  # finding ids the overlay accepts
+    model: str | None = None  # a team's own model (report --model): its path; None: sitl_models
+
+    @property
+    def model_label(self) -> str:
+        return f"`{self.model}`" if self.model else "the model (`sitl_models`)"
 
     @cached_property
     def derived_params(self) -> dict[str, float]:

@@ -58,13 +58,15 @@ def render_picture(inp: ReportInputs) -> Iterator[str]:
     """The top view (render.svg) of the model the report's channel section checks."""
     if inp.geometry is None:
         return iter(())
-    title = f"{inp.profile.name} (pin {inp.pin}): {inp.comparison.source('sitl_models').path}"
+    model = inp.model or inp.comparison.source("sitl_models").path
+    title = f"{inp.profile.name} (pin {inp.pin}): {model}"
     return render_svg(title, inp.geometry)
 
 
 def channel_section(inp: ReportInputs) -> Iterator[str]:
     picture = svg_path(inp.profile.report_path(inp.pin) or "report.md").rsplit("/", 1)[-1]
-    yield "## Channel mapping: derived file vs the sitl_models Gazebo model"
+    against = f"`{inp.model}`" if inp.model else "the sitl_models Gazebo model"
+    yield f"## Channel mapping: derived file vs {against}"
     yield ""
     yield f"![Top view of the model's actuators]({picture})"
     yield ""
