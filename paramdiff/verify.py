@@ -54,17 +54,13 @@ def verify_vehicle(
 ) -> Iterator[str]:
     """Lines for `paramdiff verify`; raises DriftError (exit 1) when a parameter a layer sets
     runs another value."""
-    layers, wiped = expected(pin, launch)
+    stack, wiped = expected(pin, launch)
     pulled = pull(connection, limits, progress)
-    running = {name: p.value for name, p in pulled.params.items()}
-    result = verify_running(layers, running, wiped)
+    result = verify_running(stack, pulled.values(), wiped)
     yield from verification_lines(pulled, result)
     if not result.ok:
         raise DriftError(
-            [
-                f"{m.name} runs {m.row()[1]}, {m.row()[3]} sets {m.row()[2]}"
-                for m in result.mismatches
-            ],
+            [str(m) for m in result.mismatches],
             "see the likely cause of each; a stored value wins over every defaults file "
             "unless the launch wipes it (-w)",
         )

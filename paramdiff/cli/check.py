@@ -37,13 +37,10 @@ from .output import echo_lines
     help="The Gazebo world the vehicle runs in: its physics step against SCHED_LOOP_RATE.",
 )
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; old scripts pass it
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "github"]),
-    default="text",
-    show_default=True,
-    help="github: each failure also as an ::error annotation on the file and line to fix.",
+@opt.output_format(
+    ["text", "github"],
+    "text",
+    "github: each failure also as an ::error annotation on the file and line to fix.",
 )
 def check(
     options: Project,

@@ -9,6 +9,7 @@ import click
 
 from ..errors import UsageError
 from ..jobs.derive import derived_output, minimal_derived
+from ..parse.params import WRITE_FORMATS
 from ..pin import Pin
 from ..render.params import derived_qgc_types, render
 from . import options as opt
@@ -18,13 +19,8 @@ from .output import warn, write_output
 @click.command("derive")
 @opt.pin_context
 @opt.output("derived")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["params", "mp", "qgc"]),
-    default="params",
-    show_default=True,
-    help="params (sim_vehicle/MAVProxy), mp (Mission Planner), qgc.",
+@opt.output_format(
+    WRITE_FORMATS, "params", "params (sim_vehicle/MAVProxy), mp (Mission Planner), qgc."
 )
 @click.option(
     "--minimal",

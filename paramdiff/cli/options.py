@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -215,6 +215,13 @@ pin_context = _gathered(
 # --------------------------------------------------------------------------- tables
 
 
+def output_format(choices: Sequence[str], default: str, help: str) -> Callable[[F], F]:
+    """--format: one of ``choices`` (the command receives it as ``fmt``)."""
+    return click.option(
+        "--format", "fmt", type=click.Choice(choices), default=default, show_default=True, help=help
+    )
+
+
 class TableOptions(NamedTuple):
     """Which rows of a comparison to show, and in which format."""
 
@@ -240,14 +247,7 @@ _TABLE = [
         metavar="GLOB",
         help="Only names matching GLOB (e.g. 'SERVO*'; repeatable).",
     ),
-    click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(TABLE_FORMATS),
-        default="text",
-        show_default=True,
-        help="Table format.",
-    ),
+    output_format(TABLE_FORMATS, "text", "Table format."),
 ]
 
 # --only-differences, --category, --param, --format: ``table: TableOptions``

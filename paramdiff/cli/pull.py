@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from ..outputs import ProjectFiles
+from ..parse.params import WRITE_FORMATS
 from ..project import Project
 from ..render.sinks import output_for
-from ..vehicle.dump import DUMP_FORMATS, dump_lines
+from ..vehicle.dump import dump_lines
 from ..vehicle.pull import Progress, PullLimits, pull
 from . import options as opt
 from .output import echo, write_output
@@ -57,13 +58,10 @@ def _guard(root: Path) -> ProjectFiles:
     metavar="FILE",
     help="Where to write the parameters ('-' for stdout).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(DUMP_FORMATS),
-    default="params",
-    show_default=True,
-    help="params (MAVProxy, sim_vehicle.py), mp (Mission Planner) or qgc (with each type).",
+@opt.output_format(
+    WRITE_FORMATS,
+    "params",
+    "params (MAVProxy, sim_vehicle.py), mp (Mission Planner) or qgc (with each type).",
 )
 @opt.pull_timeout
 def pull_command(connection: str, output: Path, fmt: str, timeout: float) -> None:

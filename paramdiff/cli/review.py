@@ -18,13 +18,10 @@ from .output import echo_lines, write_output
 @click.command("review")
 @click.argument("base", required=False, metavar="BASE")
 @opt.location
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["markdown", "json"]),
-    default="markdown",
-    show_default=True,
-    help="markdown (at most 60,000 characters: fits a PR comment) or json (everything).",
+@opt.output_format(
+    ["markdown", "json"],
+    "markdown",
+    "markdown (at most 60,000 characters: fits a PR comment) or json (everything).",
 )
 @click.option("-o", "--output", type=opt.OUTPUT_FILE, metavar="FILE", help="Write to FILE.")
 def review(options: Project, base: str | None, fmt: str, output: Path | None) -> None:

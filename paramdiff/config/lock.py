@@ -12,7 +12,7 @@ from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .roles import LOCAL_REPO, SourceSpec
 from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
-from .yamlfile import ParsedMemo, YamlDoc, dump_yaml, load_yaml
+from .yamlfile import KeyPath, ParsedMemo, YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"
 LOCK_VERSION = 1
@@ -93,9 +93,6 @@ class Lock:
 
 
 LOCAL_FIELDS = ("format", "size", "sha256", "blob")
-
-
-KeyPath = tuple[Any, ...]
 
 
 def _hex(

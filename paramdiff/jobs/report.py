@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..digests import sha256_of
 from ..errors import UsageError
+from ..parse.local import read_local
+from ..parse.sdf_paths import local_resolver
 from ..pin import Pin
 from .compare import THREE_WAY
 from .fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
@@ -13,7 +16,6 @@ from .fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
 if TYPE_CHECKING:
     from ..render.report_inputs import ReportInputs
     from ..render.sinks import Output
-    from ..stages.derive import Derived
 
 
 def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
@@ -23,15 +25,20 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
     pinned sitl_models' (no acknowledgement applies: those are of the pinned bytes)."""
     from ..render.report_inputs import ReportInputs
 
-    derived = pin.derived()
-    if model_file is not None:
-        return _own_model(pin, model_file, derived)
-    model = pin.pinned_check("sitl_models")
+    if model_file is None:
+        model = pin.pinned_check("sitl_models")
+        actuators = pinned_fidelity(pin, "sitl_models")
+        acknowledged, label = acknowledged_actuators(pin, "sitl_models"), None
+    else:
+        data, label = read_local(model_file), model_file.as_posix()
+        model = pin.check_model(data, label, local_resolver())
+        actuators = model_fidelity(pin, data, label, model.channels, sha256_of(data))
+        acknowledged = set()
     return ReportInputs(
         pin.profile,
         pin.pin,
         pin.compare(list(THREE_WAY)),
-        derived,
+        pin.derived(),
         model.channels,
         model.findings,
         pin.sitl_run(),
@@ -39,33 +46,9 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
         pin.metadata(),
         pin.metadata_by_firmware(),
         pin.launch_results(),
-        pinned_fidelity(pin, "sitl_models"),
-        acknowledged_actuators(pin, "sitl_models"),
-    )
-
-
-def _own_model(pin: Pin, model_file: Path, derived: Derived) -> ReportInputs:
-    from ..digests import sha256_of
-    from ..parse.local import read_local
-    from ..parse.sdf_paths import local_resolver
-    from ..render.report_inputs import ReportInputs
-
-    data, file = read_local(model_file), model_file.as_posix()
-    model = pin.check_model(data, file, local_resolver())
-    return ReportInputs(
-        pin.profile,
-        pin.pin,
-        pin.compare(list(THREE_WAY)),
-        derived,
-        model.channels,
-        model.findings,
-        pin.sitl_run(),
-        model.geometry,
-        pin.metadata(),
-        pin.metadata_by_firmware(),
-        pin.launch_results(),
-        model_fidelity(pin, data, file, model.channels, sha256_of(data)),
-        model=file,
+        actuators,
+        acknowledged,
+        model=label,
     )
 
 

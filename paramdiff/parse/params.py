@@ -462,15 +462,23 @@ def qgc_type(param: Param, types: Mapping[str, int] | None = None) -> int:
     return 6 if param.value == int(param.value) and abs(param.value) < 2**31 else 9
 
 
+WRITE_FORMATS = ("params", "mp", "qgc")  # what write_rows writes
+
+
 def write_rows(
-    params: Iterable[Param], fmt: str, types: Mapping[str, int] | None = None
+    params: Iterable[Param],
+    fmt: str,
+    types: Mapping[str, int] | None = None,
+    vehicle: tuple[int, int] = (1, 1),
 ) -> Iterator[str]:
-    """Lines of a parameter file in ``fmt`` (params, mp or qgc); no header."""
+    """Lines of a parameter file in ``fmt`` (one of WRITE_FORMATS); no header. ``vehicle``:
+    the (system, component) ids of QGC's first two columns."""
+    system, component = vehicle
     for p in params:
         value = format_value(p.value)
         if fmt == "mp":
             yield f"{p.name},{value}"
         elif fmt == "qgc":
-            yield f"1\t1\t{p.name}\t{value}\t{qgc_type(p, types)}"
+            yield f"{system}\t{component}\t{p.name}\t{value}\t{qgc_type(p, types)}"
         else:
             yield f"{p.name:<16} {value}"

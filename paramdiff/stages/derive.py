@@ -17,6 +17,7 @@ from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.source import Source
 from ..model.values import format_value
+from ..parse.params import WRITE_FORMATS
 from .classify import Classifier
 from .layers import Layers
 from .running import repeats_baseline
@@ -29,7 +30,7 @@ def natural_key(name: str) -> list[object]:
     return [int(t) if t.isdigit() else t for t in _DIGITS.split(name)]
 
 
-DERIVE_FORMATS = ("params", "mp", "qgc")
+DERIVE_FORMATS = WRITE_FORMATS
 
 
 class Line(NamedTuple):

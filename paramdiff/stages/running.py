@@ -46,11 +46,22 @@ class Mismatch:
     def name(self) -> str:
         return self.expected.name
 
-    def row(self) -> list[str]:
+    @property
+    def runs(self) -> str:
+        return "(absent)" if self.running is None else format_value(self.running)
+
+    @property
+    def set_by(self) -> str:
         p = self.expected.param
-        runs = "(absent)" if self.running is None else format_value(self.running)
-        where = f"{self.expected.layer} ({p.file.rsplit('/', 1)[-1]}:{p.line})"
-        return [self.name, runs, format_value(p.value), where, self.cause]
+        return f"{self.expected.layer} ({p.file.rsplit('/', 1)[-1]}:{p.line})"
+
+    def row(self) -> list[str]:
+        value = format_value(self.expected.param.value)
+        return [self.name, self.runs, value, self.set_by, self.cause]
+
+    def __str__(self) -> str:
+        value = format_value(self.expected.param.value)
+        return f"{self.name} runs {self.runs}, {self.set_by} sets {value}"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import git
@@ -12,12 +13,14 @@ from ..errors import UsageError
 from .transports import Fetched
 
 
-@dataclass(frozen=True)
+@dataclass
 class OwnRepository:
-    """``commits_touching`` and ``get`` as stages.history.value_history reads them."""
+    """``commits_touching`` and ``get`` as stages.history.value_history reads them; the
+    repository is opened once (value_history reads a blob per commit)."""
 
     root: Path
 
+    @cached_property
     def _repo(self) -> git.Repo:
         try:
             return git.Repo(self.root, search_parent_directories=True)
@@ -34,7 +37,7 @@ class OwnRepository:
 
     def commits_touching(self, _repo: str, _ref: str, paths: list[str]) -> list[dict[str, str]]:
         """Every commit of HEAD that changed any of ``paths``, newest first."""
-        repo = self._repo()
+        repo = self._repo
         names = [self._in_repo(repo, p) for p in paths]
         try:
             out = repo.git.log("--format=%H%x1f%cI%x1f%s", "HEAD", "--", *names)
@@ -47,7 +50,7 @@ class OwnRepository:
         return commits
 
     def get(self, _repo: str, commit: str, path: str) -> Fetched:
-        repo = self._repo()
+        repo = self._repo
         try:
             blob = repo.commit(commit).tree / self._in_repo(repo, path)
         except KeyError:  # the file did not exist at that commit

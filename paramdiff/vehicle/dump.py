@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
 
+from ..model.params import Param
 from ..model.values import format_value
+from ..parse.params import write_rows
 from .pull import Pulled
-
-DUMP_FORMATS = ("params", "mp", "qgc")
 
 
 def _paramdiff_version() -> str:
@@ -49,19 +49,21 @@ def header(pulled: Pulled) -> list[str]:
 
 
 def dump_lines(pulled: Pulled, fmt: str = "params") -> Iterator[str]:
-    """The file's lines in ``fmt``; values exactly as received."""
-    rows = sorted(pulled.params.values(), key=lambda p: p.name)
+    """The file's lines in ``fmt`` (parse.params.WRITE_FORMATS); values exactly as received,
+    each with the MAV_PARAM_TYPE the vehicle reported (QGC's type column)."""
     v = pulled.vehicle
+    rows = [
+        Param(
+            p.name, p.value, format_value(p.value), pulled.connection, p.index, mav_type=p.mav_type
+        )
+        for p in sorted(pulled.params.values(), key=lambda p: p.name)
+    ]
     if fmt == "qgc":
         yield f"# Onboard parameters for Vehicle {v.system}"
         yield from header(pulled)
         yield "#"
         yield "# Vehicle-Id Component-Id Name Value Type"
-        for p in rows:
-            yield f"{v.system}\t{v.component}\t{p.name}\t{format_value(p.value)}\t{p.mav_type}"
-        return
-    yield from header(pulled)
-    yield ""
-    for p in rows:
-        value = format_value(p.value)
-        yield f"{p.name},{value}" if fmt == "mp" else f"{p.name:<16} {value}"
+    else:
+        yield from header(pulled)
+        yield ""
+    yield from write_rows(rows, fmt, vehicle=(v.system, v.component))

@@ -15,7 +15,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +88,10 @@ class Pulled:
     vehicle: Vehicle
     params: dict[str, PulledParam] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+
+    def values(self) -> dict[str, float]:
+        """Each parameter's value as the vehicle holds it (float32)."""
+        return {name: p.value for name, p in self.params.items()}
 
 
 def _enum_name(enum: str, value: int) -> str:
@@ -427,8 +431,3 @@ def _wait_for_version(session: _Session) -> None:
     until = time.monotonic() + session.limits.version_wait
     while session.version is None and time.monotonic() < until:
         session.take(session.receive(until - time.monotonic()))
-
-
-def values(pulled: Pulled) -> Iterator[tuple[str, float]]:
-    for p in pulled.params.values():
-        yield p.name, p.value
