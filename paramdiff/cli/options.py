@@ -14,18 +14,17 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import click
 
 from ..errors import UsageError
 from ..files import missing_file_problem
+from ..pin import Pin
+from ..project import Project
 from ..stages.compare import FORMATS as TABLE_FORMATS
 from ..vehicle import PULL_TIMEOUT
-
-if TYPE_CHECKING:
-    from ..pin import Pin
-    from ..project import Project
+from .output import progress
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -148,11 +147,6 @@ _LOCATION_KEYS = ["root", "cache_dir", "mirror", "transport", "git_base", "offli
 
 
 def _options(**location: Any) -> Project:
-    # project.py (and sources.yaml's readers) are imported when a command builds its options,
-    # not with this module: diff and show, which share it, never read a project (~5 ms).
-    from ..project import Project
-    from .output import progress
-
     return Project(**location, progress=progress)
 
 
@@ -202,8 +196,6 @@ pull_timeout = click.option(
 
 
 def _pin_context(profile: str | None, pin: str | None, **location: Any) -> Pin:
-    from ..pin import Pin  # see _options
-
     return Pin(_options(**location), profile, pin)
 
 

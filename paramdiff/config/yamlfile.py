@@ -201,39 +201,37 @@ def _refuse_aliases(text: str, file: str) -> None:
     the nesting depth (MAX_DEPTH), before anything recurses over the document."""
     import yaml
 
+    def refused(event: Any, what: str, fix: str) -> ConfigError:
+        mark = event.start_mark
+        return ConfigError(what, fix, file=file, line=mark.line + 1 if mark is not None else 1)
+
     depth = 0
     for event in yaml.parse(text, Loader=safe_loader()):
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
-                raise ConfigError(
+                raise refused(
+                    event,
                     f"lists or mappings nested more than {MAX_DEPTH} deep",
                     "flatten the file; paramdiff's files nest a few levels",
-                    file=file,
-                    line=event.start_mark.line + 1 if event.start_mark is not None else 1,
                 )
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
         tag = getattr(event, "tag", None)
         if tag is not None:  # `!!float 1:00` would read YAML 1.1's way, past the 1.2 rule
-            mark = event.start_mark
-            raise ConfigError(
+            raise refused(
+                event,
                 f"YAML tag '{quote(str(tag))}' is not allowed",
                 "write the plain value (quote it for text); paramdiff's files use no tags",
-                file=file,
-                line=mark.line + 1 if mark is not None else 1,
             )
         anchor = getattr(event, "anchor", None)
-        if anchor is None:
-            continue
-        sign, kind = ("*", "alias") if isinstance(event, yaml.AliasEvent) else ("&", "anchor")
-        mark = event.start_mark
-        raise ConfigError(
-            f"YAML {kind} '{sign}{quote(str(anchor))}' is not allowed",
-            "write the value out in full; paramdiff's files use no anchors or aliases",
-            file=file,
-            line=mark.line + 1 if mark is not None else 1,
-        )
+        if anchor is not None:
+            sign, kind = ("*", "alias") if isinstance(event, yaml.AliasEvent) else ("&", "anchor")
+            raise refused(
+                event,
+                f"YAML {kind} '{sign}{quote(str(anchor))}' is not allowed",
+                "write the value out in full; paramdiff's files use no anchors or aliases",
+            )
 
 
 def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
