@@ -18,7 +18,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .check import check_project
+from .check.review import review
+from .check.rules import check_project
 from .config.lock import Lock, LockEntry
 from .config.overlay import Overlay
 from .config.roles import SourceSpec
@@ -32,6 +33,7 @@ from .jobs.history import history
 from .jobs.layers import layers
 from .jobs.report import report_inputs
 from .jobs.validate import validate_file
+from .jobs.verify import verify_vehicle
 from .model.metadata import Metadata
 from .model.params import Param, ParamFile
 from .model.source import Source
@@ -40,14 +42,12 @@ from .project import Project
 from .render.params import render as render_params
 from .render.report import render_report
 from .render.report_inputs import ReportInputs
-from .review import review
 from .stages.compare import Comparison, Row, Status, Verdict
 from .stages.derive import Derived
 from .stages.fidelity import Fidelity
 from .stages.layers import Layers
 from .stages.review import Review
 from .vehicle.pull import Pulled, PullLimits, pull
-from .verify import verify_vehicle
 
 __all__ = [
     "THREE_WAY",

@@ -26,6 +26,7 @@ from .project import Project, blueos_includes
 if TYPE_CHECKING:
     from .config.lock import Lock, LockEntry
     from .config.overlay import Overlay
+    from .fetch.engine import FetchedRole
     from .launch.verify import LaunchResult
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from .stages.derive import Derived, Target
     from .stages.geometry import ModelCheck
     from .stages.layers import Layers, SitlRun
-    from .upstream.engine import FetchedRole
 
 CALIBRATION_ROLE = "calibration"
 # A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
@@ -89,7 +89,7 @@ class Pin:
         the project's transports; refused offline). Once per role per pin."""
         missing = [r for r in roles if r not in self._fetched]
         if missing:
-            from .upstream.engine import materialize
+            from .fetch.engine import materialize
 
             self._fetched.update(
                 materialize(
@@ -113,7 +113,7 @@ class Pin:
         if role not in self._entries:
             entry = None
             if self.spec(role).format == METADATA_FORMAT:
-                from .upstream.engine import verify_cached
+                from .fetch.engine import verify_cached
 
                 entry = verify_cached(
                     self.profile, self.pin, self.project.cache(), self.lock(), role
@@ -138,7 +138,7 @@ class Pin:
     def metadata_by_firmware(self) -> dict[str, Metadata]:
         out: dict[str, Metadata] = {}
         from .config.lock import require_entry
-        from .upstream.parsed import load_metadata
+        from .fetch.parsed import load_metadata
 
         # One role at a time: hashing two cached files needs no thread pool (nor its import).
         for role in self.metadata_roles():

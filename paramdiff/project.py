@@ -23,9 +23,9 @@ from .config.sources import Config, load_config
 # only what it runs, so `compare three-way` on a warm cache never imports requests.
 if TYPE_CHECKING:
     from .config.lock import Lock
+    from .fetch.cache import Cache
+    from .fetch.engine import TransportChoice
     from .outputs import ProjectFiles
-    from .upstream.cache import Cache
-    from .upstream.engine import TransportChoice
 
 
 def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
@@ -72,7 +72,7 @@ class Project:
     def cache(self) -> Cache:
         """The content-addressed cache (--cache-dir, else the user's cache directory)."""
         if "cache" not in self._read:
-            from .upstream.cache import Cache, default_cache_dir
+            from .fetch.cache import Cache, default_cache_dir
 
             self._read["cache"] = Cache(self.cache_dir or default_cache_dir())
         cache: Cache = self._read["cache"]
@@ -84,7 +84,7 @@ class Project:
         if self.offline:
             return None
         if "transports" not in self._read:
-            from .upstream.engine import TransportChoice
+            from .fetch.engine import TransportChoice
 
             self._read["transports"] = TransportChoice.from_env(
                 self.cache().root,

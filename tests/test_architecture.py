@@ -33,7 +33,7 @@ def test_mypy_is_clean() -> None:
 
 def test_lower_layers_never_import_higher_ones() -> None:
     """setup.cfg's [importlinter] contract: cli > check > jobs > pin > project > render > stages >
-    upstream > config > parse > model > files/digests > errors."""
+    fetch > config > parse > model > files/digests > errors."""
     result = subprocess.run(
         [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
         cwd=ROOT,
@@ -118,11 +118,11 @@ def test_every_module_says_what_it_owns() -> None:
 
 # What a warm run must never import: the fetch stack (a warm cache needs no network code), the
 # YAML stack (accepted YAML is kept as JSON in the cache), tabulate (texttable.py draws every
-# table but fetch's and layers'), and, on Linux with HOME set, platformdirs (upstream/cache.py).
+# table but fetch's and layers'), and, on Linux with HOME set, platformdirs (fetch/cache.py).
 WARM_NEVER = (
-    "paramdiff.upstream.fetch",
-    "paramdiff.upstream.transports",
-    "paramdiff.upstream.http",
+    "paramdiff.fetch.resolve",
+    "paramdiff.fetch.transports",
+    "paramdiff.fetch.http",
     "paramdiff.config.lockwrite",
     "requests",
     "urllib3",
@@ -135,7 +135,7 @@ WARM_NEVER = (
     "pandas",
 )
 # `diff` of two parameter files reads neither the cache nor an SDF model.
-DIFF_NEVER = (*WARM_NEVER, "hashlib", "paramdiff.upstream.cache", "paramdiff.parse.sdf")
+DIFF_NEVER = (*WARM_NEVER, "hashlib", "paramdiff.fetch.cache", "paramdiff.parse.sdf")
 SHOW_MODULES = (
     "import atexit, sys\n"
     "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sys.modules) + '\\n'))\n"

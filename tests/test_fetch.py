@@ -26,11 +26,11 @@ from helpers import (
 
 from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
-from paramdiff.upstream.cache import Cache
-from paramdiff.upstream.engine import TransportChoice
-from paramdiff.upstream.fetch import fetch
-from paramdiff.upstream.http import HttpClient, HttpSettings
-from paramdiff.upstream.transports import GitTransport, MirrorTransport
+from paramdiff.fetch.cache import Cache
+from paramdiff.fetch.engine import TransportChoice
+from paramdiff.fetch.http import HttpClient, HttpSettings
+from paramdiff.fetch.resolve import fetch
+from paramdiff.fetch.transports import GitTransport, MirrorTransport
 
 
 def run(args: list[str], root: Path, cache: Path) -> object:
@@ -604,7 +604,7 @@ def test_the_default_cache_dir_is_where_platformdirs_puts_it(
     whatever the environment, the answer is platformdirs' own."""
     from platformdirs import user_cache_dir
 
-    from paramdiff.upstream.cache import default_cache_dir
+    from paramdiff.fetch.cache import default_cache_dir
 
     monkeypatch.delenv("PARAMDIFF_CACHE", raising=False)
     monkeypatch.setenv("HOME", home)

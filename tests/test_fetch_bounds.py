@@ -28,11 +28,11 @@ from helpers import (
 from paramdiff.cli import guarded
 from paramdiff.config.sources import load_config
 from paramdiff.errors import FetchError
-from paramdiff.upstream.cache import Cache
-from paramdiff.upstream.engine import MAX_WORKERS, TransportChoice
-from paramdiff.upstream.fetch import fetch, fetch_targets
-from paramdiff.upstream.http import HttpClient, HttpSettings, origin
-from paramdiff.upstream.verified import VerifiedFile, VerifiedIndex
+from paramdiff.fetch.cache import Cache
+from paramdiff.fetch.engine import MAX_WORKERS, TransportChoice
+from paramdiff.fetch.http import HttpClient, HttpSettings, origin
+from paramdiff.fetch.resolve import fetch, fetch_targets
+from paramdiff.fetch.verified import VerifiedFile, VerifiedIndex
 
 HW_PATH = f"/raw/acme/params/{C2}/boats/hw.params"
 RAW_PATHS = [

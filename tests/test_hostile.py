@@ -186,7 +186,7 @@ def test_a_directory_planted_where_an_entry_goes_is_replaced(tmp_path: Path) -> 
     """A directory (with files in it) where an entry goes is never read as the entry: it is a
     miss, and putting the bytes replaces it with the verified file."""
     from paramdiff.digests import sha256_of
-    from paramdiff.upstream.cache import Cache
+    from paramdiff.fetch.cache import Cache
 
     cache, data = Cache(tmp_path), b"SERVO1_FUNCTION 73\n"
     planted = cache.path_for(sha256_of(data))

@@ -33,7 +33,7 @@ from helpers import (
 from paramdiff.config.lock import Lock, LockEntry, read_lock, write_lock
 from paramdiff.config.lockwrite import LOCK_GUARD, commit_entries
 from paramdiff.errors import FetchError
-from paramdiff.upstream.verified import VerifiedFile, VerifiedIndex
+from paramdiff.fetch.verified import VerifiedFile, VerifiedIndex
 
 INVENTED = "de" * 20  # a well-formed commit that exists nowhere
 

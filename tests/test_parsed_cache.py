@@ -1,5 +1,5 @@
-"""The parsed-metadata cache (paramdiff/upstream/parsed.py, its entries kept as
-upstream/cache.py keeps them): an entry is used only when its header and digest verify; a
+"""The parsed-metadata cache (paramdiff/fetch/parsed.py, its entries kept as
+fetch/cache.py keeps them): an entry is used only when its header and digest verify; a
 corrupt, tampered, moved or outdated entry is rebuilt from the verified source bytes, never
 trusted."""
 
@@ -16,9 +16,9 @@ from test_offline_project import fetched_offline_project
 
 from paramdiff.config.yamlfile import YAML_KIND, load_yaml
 from paramdiff.errors import InputError
+from paramdiff.fetch.cache import PARSED_FORMAT, Cache
+from paramdiff.fetch.parsed import ENTRIES_KIND, METADATA_KIND, LazyParams, load_metadata
 from paramdiff.model.metadata import label_tables_of, parse_pdef
-from paramdiff.upstream.cache import PARSED_FORMAT, Cache
-from paramdiff.upstream.parsed import ENTRIES_KIND, METADATA_KIND, LazyParams, load_metadata
 
 PDEF = (FIXTURES / "offline" / "meta.pdef.json").read_bytes()
 SHA = hashlib.sha256(PDEF).hexdigest()

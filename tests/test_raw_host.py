@@ -18,10 +18,10 @@ import yaml
 from helpers import ROOT, run_cli, serve
 
 from paramdiff.config.sources import load_config
+from paramdiff.fetch.cache import Cache
+from paramdiff.fetch.engine import TransportChoice
+from paramdiff.fetch.resolve import fetch
 from paramdiff.project import blueos_includes
-from paramdiff.upstream.cache import Cache
-from paramdiff.upstream.engine import TransportChoice
-from paramdiff.upstream.fetch import fetch
 
 COMMITTED_LOCK = (ROOT / "sources.lock").read_bytes()
 

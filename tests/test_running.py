@@ -12,6 +12,7 @@ from mavlink_vehicle import MAV_PARAM_TYPE_REAL32, Vehicle, tcp_vehicle
 
 from paramdiff.errors import ConfigError, DriftError
 from paramdiff.jobs.derive import minimal_derived
+from paramdiff.jobs.verify import expected, verify_vehicle
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
 from paramdiff.pin import Pin
@@ -27,7 +28,6 @@ from paramdiff.stages.running import (
     verify_running,
 )
 from paramdiff.vehicle.pull import PullLimits
-from paramdiff.verify import expected, verify_vehicle
 
 
 def _source(role: str, values: dict[str, float]) -> Source:

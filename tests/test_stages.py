@@ -367,8 +367,8 @@ def test_history_shows_upstream_subjects_without_control_characters(tmp_path: Pa
     from helpers import build_mirror
 
     from paramdiff.config.roles import SourceSpec
+    from paramdiff.fetch.transports import MirrorTransport
     from paramdiff.stages.history import value_history
-    from paramdiff.upstream.transports import MirrorTransport
 
     sha = "ab" * 20
     subject = "\x1b]0;pwned\x07 fix\r\nlights"

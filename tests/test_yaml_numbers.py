@@ -19,7 +19,7 @@ from helpers import (
 
 from paramdiff.config.yamlfile import YAML_KIND, dump_yaml, load_yaml
 from paramdiff.errors import ConfigError
-from paramdiff.upstream.cache import Cache
+from paramdiff.fetch.cache import Cache
 
 HUGE = "9" * 5000
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from ..local_meta import categorise_local
+from ..jobs.local_meta import categorise_local
 from ..parse.local import local_sources
 from ..render.comparison import render
 from ..stages.compare import Comparison, compare, select

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
+from ..check.review import review as review_since
+from ..check.review import review_output
 from ..errors import DriftError
 from ..project import Project
 from ..render.review import render_json, render_markdown
-from ..review import review as review_since
-from ..review import review_output
 from . import options as opt
 from .output import echo_lines, write_output
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..local_meta import categorise_local
+from ..jobs.local_meta import categorise_local
 from ..model.mavtypes import qgc_types
 from ..parse.local import local_source
 from ..parse.params import write_rows

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from ..jobs.verify import verify_vehicle
 from ..pin import Pin
 from ..vehicle.pull import PullLimits
-from ..verify import verify_vehicle
 from . import options as opt
 from .output import echo_lines
 from .pull import terminal_progress

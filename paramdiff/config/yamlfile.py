@@ -24,7 +24,7 @@ MAX_DEPTH = 64
 
 
 class ParsedMemo(Protocol):
-    """Where parsed documents are kept per sha256 of their bytes: upstream.cache.Cache's
+    """Where parsed documents are kept per sha256 of their bytes: fetch.cache.Cache's
     parsed entries (verified plain text)."""
 
     def read_parsed(self, kind: str, source_sha256: str) -> list[bytes] | None: ...

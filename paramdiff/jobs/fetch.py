@@ -7,17 +7,17 @@ from collections.abc import Iterator
 
 from ..config.roles import PARAM_FORMATS
 from ..errors import InputError
-from ..model.values import same_value
-from ..parse.any import parse_any
-from ..project import Project, blueos_includes
-from ..upstream.cache import Cache
-from ..upstream.engine import FetchedRole
-from ..upstream.fetch import FetchResult, fetch_targets
+from ..fetch.cache import Cache
+from ..fetch.engine import FetchedRole
+from ..fetch.resolve import FetchResult, fetch_targets
 
 # fetch always reaches upstream, so the transports load here, before the download pool
 # starts: its workers then do not queue on the import lock, and reach a shared mirror's
 # MANIFEST.json in the order they were submitted (the first role's error is the one shown).
-from ..upstream.transports import MirrorTransport as _loaded_before_the_pool  # noqa: F401
+from ..fetch.transports import MirrorTransport as _loaded_before_the_pool  # noqa: F401
+from ..model.values import same_value
+from ..parse.any import parse_any
+from ..project import Project, blueos_includes
 
 
 def fetch_project(
@@ -44,7 +44,7 @@ def fetch_project(
         if update:
             others = [p for p in config.profile(result.profile).pins if p != result.pin]
             yield from update_hint(project.cache(), result, others)
-    # One write for every target (or none): see upstream.fetch.fetch_targets.
+    # One write for every target (or none): see fetch.resolve.fetch_targets.
     yield "sources.lock " + ("written" if any(r.lock_written for r in results) else "unchanged")
 
 

@@ -23,7 +23,7 @@ def history(pin: Pin, role: str, pattern: str) -> list[list[str]]:
     source: Any  # a transport (or this repository) that lists commits and reads files
     included: list[str] = []
     if spec.is_local:  # a file of this repository: its own git log
-        from ..upstream.own_repo import OwnRepository
+        from ..fetch.own_repo import OwnRepository
 
         source = OwnRepository(pin.config.root)
     else:
@@ -51,7 +51,7 @@ def history(pin: Pin, role: str, pattern: str) -> list[list[str]]:
 def _no_history(source: Any, spec: SourceSpec) -> UsageError:
     """Why there is not a single commit to show: a mirror keeps single files at the commits
     it pinned, not a repository's history (its MANIFEST may list no commits at all)."""
-    from ..upstream.transports import MirrorTransport
+    from ..fetch.transports import MirrorTransport
 
     if isinstance(source, MirrorTransport):
         return UsageError(

@@ -203,7 +203,7 @@ class Metadata:
     )
     file: str
     firmware: str  # e.g. "4.7"
-    # name -> the file's entry; a read-only mapping (upstream/parsed.py decodes each entry of
+    # name -> the file's entry; a read-only mapping (fetch/parsed.py decodes each entry of
     # a cached parse on first lookup)
     params: Mapping[str, dict[str, Any]]
 
@@ -214,7 +214,7 @@ class Metadata:
         self._made: dict[str, ParamMeta | None] = {}
         self._flagged: dict[str, frozenset[str]] = {}
         # A cached parse keeps every name's summary beside its names (nothing to decode), and
-        # each distinct label table once (upstream/parsed.py): a label decodes no entry.
+        # each distinct label table once (fetch/parsed.py): a label decodes no entry.
         self._summary: Callable[[str], tuple[str, str | None] | None] = (
             getattr(params, "summary", None) or self._summary_of_entry
         )

@@ -2,7 +2,7 @@
 derived lines with their reasons, reboots.
 
 Each function takes the two sides (BASE and the working tree) as values — locks, overlays,
-a comparison, derived files — so ``paramdiff.review`` only wires them. Upstream changes are
+a comparison, derived files — so ``paramdiff.check.review`` only wires them. Upstream changes are
 read from a ``Comparison`` (``role@old`` vs ``role@new``), so whatever the comparison learns
 (e.g. pairing renamed parameters) shows up in the review too.
 """

@@ -13,29 +13,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .check_fidelity import actuator_outcome, loop_rate_line
-from .config.lock import require_entry
-from .errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
-from .files import TEXT_LIMIT, first_difference, project_path, read_regular
-from .jobs.report import report_inputs
-from .model.values import float32
-from .parse.loaders import LOADERS, disagreements
-from .parse.local import read_local
-from .parse.params import parse_params
-from .parse.sdf_paths import Resolver, local_resolver
-from .pin import Pin
-from .project import Project
-from .render.params import LINE_MAX
-from .render.report import render_report
-from .render.report_model import render_picture, svg_path
-from .render.sinks import check_file, join_lines
-from .stages.channels import SOURCES
-from .stages.derive import Derived
-from .stages.fidelity import is_actuator_acknowledgement
-from .stages.validate import ERROR, validate
+from ..config.lock import require_entry
+from ..errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
+from ..files import TEXT_LIMIT, first_difference, project_path, read_regular
+from ..jobs.report import report_inputs
+from ..model.values import float32
+from ..parse.loaders import LOADERS, disagreements
+from ..parse.local import read_local
+from ..parse.params import parse_params
+from ..parse.sdf_paths import Resolver, local_resolver
+from ..pin import Pin
+from ..project import Project
+from ..render.params import LINE_MAX
+from ..render.report import render_report
+from ..render.report_model import render_picture, svg_path
+from ..render.sinks import check_file, join_lines
+from ..stages.channels import SOURCES
+from ..stages.derive import Derived
+from ..stages.fidelity import is_actuator_acknowledgement
+from ..stages.validate import ERROR, validate
+from .fidelity import actuator_outcome, loop_rate_line
 
 if TYPE_CHECKING:
-    from .launch.verify import LaunchResult
+    from ..launch.verify import LaunchResult
 
 
 class Located(NamedTuple):
@@ -121,7 +121,7 @@ def check_project(
 def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
     """``::error`` lines, each path relative to the working directory (the repository root
     in a workflow), so GitHub puts it on the file in the pull request."""
-    from .render.github import annotation
+    from ..render.github import annotation
 
     for loc in outcome.located:
         file = None
@@ -249,7 +249,7 @@ def _launches_verified(ctx: Pin, out: CheckOutcome, used: set[int]) -> None:
             if id(a) not in used and is_actuator_acknowledgement(a)
         ]
     else:
-        from .launch.verify import stale_acknowledgements
+        from ..launch.verify import stale_acknowledgements
 
         results = ctx.launch_results()
         lines = {d.name: d.line for d in ctx.profile.launches}
@@ -270,7 +270,7 @@ def _launches_verified(ctx: Pin, out: CheckOutcome, used: set[int]) -> None:
 
 
 def _adhoc_launch(ctx: Pin, text: str, models: list[Path], out: CheckOutcome) -> None:
-    from .launch.verify import adhoc
+    from ..launch.verify import adhoc
 
     _launch_outcome(adhoc(ctx, text, models), out, None)
 
@@ -475,7 +475,7 @@ def _target_models(
 
 
 def _actuators_agree(ctx: Pin, models: list[Path], out: CheckOutcome) -> set[int]:
-    """Actuator fidelity (check_fidelity): what passed, what failed; the acknowledgements used."""
+    """Actuator fidelity (fidelity.py): what passed, what failed; the acknowledgements used."""
     passed, failures, used = actuator_outcome(ctx, models)
     out.passed += passed
     for f in failures:

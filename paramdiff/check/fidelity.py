@@ -1,17 +1,17 @@
 """`check`'s actuator fidelity rule (stages.fidelity): each model's thrust at the firmware's
 full outputs against what its mixer assumes, acknowledgements applied; and the world's physics
-step against SCHED_LOOP_RATE. Results are values; check.py records them."""
+step against SCHED_LOOP_RATE. Results are values; rules.py records them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import NamedTuple
 
-from .files import project_path
-from .jobs.fidelity import model_fidelity, pinned_fidelity
-from .parse.local import read_local
-from .pin import Pin
-from .stages.fidelity import Fidelity, acknowledgement_of, actuator_findings
+from ..files import project_path
+from ..jobs.fidelity import model_fidelity, pinned_fidelity
+from ..parse.local import read_local
+from ..pin import Pin
+from ..stages.fidelity import Fidelity, acknowledgement_of, actuator_findings
 
 
 class Failure(NamedTuple):
@@ -26,8 +26,8 @@ class Failure(NamedTuple):
 def actuator_models(ctx: Pin, extra: list[Path]) -> list[tuple[str, str, str, Fidelity]]:
     """(name an acknowledgement gives: a role or a path; label; file to fix; actuator
     fidelity) of the report's model, the target models and each --model file."""
-    from .digests import sha256_of
-    from .parse.sdf import read_channels
+    from ..digests import sha256_of
+    from ..parse.sdf import read_channels
 
     out: list[tuple[str, str, str, Fidelity]] = []
     roles = ["sitl_models"] if "sitl_models" in ctx.specs else []
@@ -79,8 +79,8 @@ def actuator_outcome(ctx: Pin, models: list[Path]) -> tuple[list[str], list[Fail
 def loop_rate_line(ctx: Pin, world: Path) -> tuple[bool, str]:
     """SCHED_LOOP_RATE against the world's physics step (stages.fidelity.loop_rate_note), and
     whether it is a warning (the firmware's loop runs faster than the world steps)."""
-    from .parse.sdf_thruster import read_physics_step
-    from .stages.fidelity import loop_rate_note
+    from ..parse.sdf_thruster import read_physics_step
+    from ..stages.fidelity import loop_rate_note
 
     step, line = read_physics_step(read_local(world), world.as_posix())
     note = loop_rate_note(ctx.sitl_params(), (step, f"{world.as_posix()}:{line}"))

@@ -9,7 +9,7 @@ redirects), the verified content-addressed cache, the lock's engine.
 RAW_BASE = "https://raw.githubusercontent.com"
 GIT_BASE = "https://github.com"
 
-# Seconds every download of one command must finish within, together (upstream/http.py):
+# Seconds every download of one command must finish within, together (fetch/http.py):
 # the environment variable sets it for the CLI (tests use a few seconds).
 ENV_DEADLINE = "PARAMDIFF_HTTP_DEADLINE"
 DEFAULT_DEADLINE = 120.0

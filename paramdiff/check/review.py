@@ -14,23 +14,23 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .config.lock import LOCK_FILE, require_entry
-from .config.overlay import Overlay, load_overlay
-from .config.roles import PARAM_FORMATS
-from .config.sources import SOURCES_FILE, load_config
-from .errors import ConfigError, InputError, ParamdiffError, StaleOverlayError
-from .files import INPUT_LIMIT, project_path, read_regular
-from .jobs.report import report_inputs
-from .parse.params import parse_params
-from .pin import Pin
-from .project import Project
-from .render.params import render as render_params
-from .render.params import render_derived
-from .render.report import render_report
-from .render.sinks import Output, check_file, output_for
-from .stages.compare import compare
-from .stages.derive import Derived
-from .stages.review import (
+from ..config.lock import LOCK_FILE, require_entry
+from ..config.overlay import Overlay, load_overlay
+from ..config.roles import PARAM_FORMATS
+from ..config.sources import SOURCES_FILE, load_config
+from ..errors import ConfigError, InputError, ParamdiffError, StaleOverlayError
+from ..files import INPUT_LIMIT, project_path, read_regular
+from ..jobs.report import report_inputs
+from ..parse.params import parse_params
+from ..pin import Pin
+from ..project import Project
+from ..render.params import render as render_params
+from ..render.params import render_derived
+from ..render.report import render_report
+from ..render.sinks import Output, check_file, output_for
+from ..stages.compare import compare
+from ..stages.derive import Derived
+from ..stages.review import (
     Attention,
     ProfileReview,
     Review,

@@ -12,7 +12,7 @@ then each distinct enum/bitmask label table once, decoded when a label needs it.
 checked against the head's digest) when a name's metadata is first looked up (a compare only
 for a renamed parameter's conversion) and decoded a line at a time. The cache directory is not
 trusted code, so the form is plain JSON text (never pickle or marshal), and each entry is
-verified like every cache entry (upstream/cache.py's parsed entries). An entry that fails any
+verified like every cache entry (fetch/cache.py's parsed entries). An entry that fails any
 check (corrupt, truncated, edited, from another format version) is rebuilt from the source
 bytes, never used.
 """
