@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config.roles import PARAM_FORMATS, SourceSpec
@@ -342,11 +343,12 @@ class Pin:
         return launch_roles(self.specs, [d.command for d in self.profile.launches])
 
     @once
-    def derived(self) -> Derived:
+    def _built(self) -> Derived:
+        """The derived file's values and provenance, before its header's launch line."""
         from .stages.derive import build
 
         overlay = self.overlay()
-        derived = build(
+        return build(
             self.source(overlay.base),
             overlay,
             self.classifier(),
@@ -354,22 +356,28 @@ class Pin:
             self.frame_defaults(),
             self.derive_target(),
         )
-        if self.profile.launches:
-            # The header's "Load it with" line: the first declared launch check verifies.
-            from .render.launch import load_line
 
-            derived.launches_declared = True
-            derived.load_with = load_line(self, derived)
-        return derived
+    @once
+    def derived(self) -> Derived:
+        built = self._built()
+        if not self.profile.launches:
+            return built
+        # The header's "Load it with" line: the first declared launch check verifies.
+        from .render.launch import load_line
+
+        return replace(built, launches_declared=True, load_with=load_line(self.launch_results()))
 
     @once
     def launch_results(self) -> list[LaunchResult]:
-        """Every declared launch verified against the derived file as read back."""
+        """Every declared launch verified against the derived file's values as every loader
+        reads them back (render.params.values_source; the header, whose launch line these
+        results choose, changes no value, so the file need not be rendered first)."""
         if not self.profile.launches:
             return []
         from .launch.verify import verify_declared
+        from .render.params import values_source
 
-        return verify_declared(self, self.derived_source())
+        return verify_declared(self, values_source(self._built()))
 
     @once
     def derived_lines(self) -> list[str]:

@@ -90,6 +90,17 @@ class Cache:
         self._verified[sha256] = data
         return data
 
+    def present(self, sha256: str, size: int) -> bool:
+        """Whether a regular file of ``size`` bytes sits at the entry's path (not hashed:
+        ``get`` hashes it when it is read)."""
+        if sha256 in self._verified:
+            return len(self._verified[sha256]) == size
+        try:
+            info = os.stat(self.path_for(sha256), follow_symlinks=False)
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and info.st_size == size
+
     def holds(self, sha256: str, size: int) -> bool:
         """Whether the entry is a regular file of ``size`` bytes that hashes to ``sha256``,
         as ``get`` checks it, hashed as it is read through one small buffer and not kept: read

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..launch.physics import BUILT_IN, JSON
-from ..launch.verify import LaunchResult, PinFiles, verify_declared
-from ..model.source import Source
+from ..launch.verify import LaunchResult
 from ..parse import vehicleinfo
-from ..stages.derive import Derived
 from .texttable import markdown_table
 
 
@@ -115,18 +113,10 @@ def launch_text(r: LaunchResult) -> Iterator[str]:
         yield f"note: {note}"
 
 
-def load_line(ctx: PinFiles, derived: Derived) -> tuple[str, list[str]] | None:
-    """The first declared launch that loads the derived file and passes, verified against
-    ``derived`` rendered and read back without a launch line (the line itself changes no
-    value); with the files it loads."""
-    from ..parse.params import parse_params
-    from .params import render
-    from .sinks import join_lines
-
-    lines = list(render(derived))
-    parsed = parse_params(join_lines(lines).encode(), derived.target, "params")
-    source = Source(role=derived.target, file=parsed)
-    for result in verify_declared(ctx, source):
+def load_line(results: list[LaunchResult]) -> tuple[str, list[str]] | None:
+    """The first declared launch that loads the derived file and passes, with the files it
+    loads."""
+    for result in results:
         # A launch that loads no derived file says nothing about this file: never its line.
         if result.passed and any(ly.kind == "derived" for ly in result.layers):
             return result.launch.text, [ly.path.rsplit("/", 1)[-1] for ly in result.layers]

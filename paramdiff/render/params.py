@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..config.roles import LOCAL_REPO
 from ..errors import ConfigError
-from ..model.params import Param
+from ..model.params import Param, ParamFile
 from ..model.source import Source
 from ..model.values import format_value
 from ..parse.loaders import LOADERS, disagreements
@@ -268,6 +268,16 @@ def derived_rows(d: Derived) -> list[Param]:
         else Param(ln.name, ln.value, format_value(ln.value), "", 0)
         for ln in d.lines
     ]
+
+
+def values_source(d: Derived) -> Source:
+    """The derived file's values as every loader reads them back (``float`` of the text each
+    line writes, which verify_loaders proves for the file written), without rendering it."""
+    rows = {}
+    for ln in d.lines:
+        text = format_value(ln.value)
+        rows[ln.name] = Param(ln.name, float(text), text, d.target, 0)
+    return Source(role=d.target, file=ParamFile(d.target, "params", rows))
 
 
 def derived_qgc_types(d: Derived) -> QgcTypes:
