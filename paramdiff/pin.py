@@ -430,12 +430,16 @@ class Pin:
         return read_channels(models.data, models.spec.path)[0]
 
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
-        """A pinned sdf role: label, repository path, bytes, and its locked includes."""
+        """A pinned sdf role: label, repository path, bytes, and its locked includes (one
+        resolver per role, so what is read through it is read once: geometry.read_model)."""
         from .parse.sdf_paths import repo_resolver
 
-        f = self.fetched([role])[role]
-        label = f"{role} ({f.spec.repo}:{f.spec.path})"
-        return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
+        def made() -> tuple[str, str, bytes, Resolver]:
+            f = self.fetched([role])[role]
+            label = f"{role} ({f.spec.repo}:{f.spec.path})"
+            return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
+
+        return self.kept(f"pinned_model {role}", made)
 
     @once
     def sitl_params(self) -> dict[str, float]:

@@ -170,6 +170,8 @@ def plugins(root: Any) -> list[Any]:
     return found
 
 
+# Memoized per process like _parse_xml (sdf.py): the result is shared, so read-only.
+@functools.lru_cache(maxsize=32)
 def read_channels(data: bytes, file: str) -> tuple[list[Channel], list[Fact]]:
     """Every ``<control>`` channel of the model's ArduPilotPlugin(s), sorted by channel, and
     what the plugin says that has no parameter equivalent."""

@@ -8,6 +8,7 @@ includes to check them against the lock, and only ``check`` and ``report`` merge
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections.abc import Callable
@@ -63,6 +64,8 @@ def check_model_name(name: str, file: str, line: int) -> None:
         )
 
 
+# Memoized per process like _parse_xml (sdf.py): the result is shared, so read-only.
+@functools.lru_cache(maxsize=32)
 def repo_include_paths(path: str, data: bytes) -> list[str]:
     """Repository paths a pinned model.sdf includes: ``model://NAME`` is the sibling folder
     NAME of the model's folder (``models/a/model.sdf`` -> ``models/NAME/model.sdf``)."""

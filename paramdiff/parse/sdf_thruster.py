@@ -20,6 +20,7 @@ and Thruster.hh:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 from ..errors import InputError
@@ -97,6 +98,8 @@ def topic_name(raw: str) -> str:
     return raw.strip().strip("/")
 
 
+# Memoized per process like _parse_xml (sdf.py): the result is shared, so read-only.
+@functools.lru_cache(maxsize=32)
 def read_actuation(data: bytes, file: str) -> Actuation:
     """Every Thruster system of the model, and each ArduPilotPlugin control's cmd_topic."""
     root = _parse_xml(data, file)

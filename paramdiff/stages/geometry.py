@@ -17,6 +17,7 @@ Rules (each re-implemented from ArduPilot's source, cited where it is used):
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..model.metadata import Metadata
@@ -151,6 +152,10 @@ class ModelRead(NamedTuple):
     to_frd: Pose
 
 
+# A model is read by the report, check, each JSON launch and the pilot test: once per process
+# for the same bytes and resolver (Pin.pinned_model keeps one resolver per role); shared,
+# so read-only.
+@functools.lru_cache(maxsize=32)
 def read_model(data: bytes, file: str, resolve: Resolver) -> ModelRead:
     channels, _ = read_channels(data, file)
     return ModelRead(channels, load_model(data, file, resolve), to_frd_pose(data, file))
