@@ -20,7 +20,7 @@ pitch nose up.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..stages.actuators import motor_function
 from ..stages.channels import SERVO_DEFAULTS, motor_range
@@ -73,8 +73,7 @@ def commands(vehicle: str, params: dict[str, float], axis: str) -> bool:
     return any(row[column] != 0 for row in frame[1])
 
 
-@dataclass(frozen=True, slots=True)
-class Mix:
+class Mix(NamedTuple):
     """What the mixer drives: output → PWM, and which frame it mixed for."""
 
     pwm: dict[int, float]

@@ -9,7 +9,7 @@ the axis the pilot asked for: the same sign is right, the other sign reversed, n
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model.values import format_value
 from . import mixer
@@ -24,8 +24,7 @@ OK, REVERSED, DEAD = "ok", "REVERSED", "DEAD"
 UNCONTROLLED = "not controlled by this frame"
 
 
-@dataclass(frozen=True, slots=True)
-class Axis:
+class Axis(NamedTuple):
     name: str  # "steering"
     demand: str  # "steer right"
     want: str  # what the body does when it obeys
@@ -59,8 +58,7 @@ AXES: dict[str, tuple[Axis, ...]] = {
 COMPONENTS = ("force x", "force y", "force z", "roll torque", "pitch torque", "yaw torque")
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
     """One pilot axis followed end to end."""
 
     axis: Axis

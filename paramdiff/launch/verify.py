@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ..config.overlay import Acknowledgement
 from ..digests import sha256_of
@@ -57,8 +57,7 @@ class PinFiles(Protocol):
 ADHOC = "(command line)"
 
 
-@dataclass(frozen=True, slots=True)
-class Layer:
+class Layer(NamedTuple):
     """One file of the launch's defaults list, resolved."""
 
     path: str  # as the command names it
@@ -67,8 +66,7 @@ class Layer:
     source: Source
 
 
-@dataclass(frozen=True, slots=True)
-class LaunchFinding:
+class LaunchFinding(NamedTuple):
     text: str
     fix: str
     model: str | None = None  # the model role or path the finding is about

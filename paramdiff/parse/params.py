@@ -12,6 +12,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import InputError, quote
 from ..model.params import READ_ONLY_FLAG, Diagnostic, Origin, Param, ParamFile
@@ -46,8 +47,7 @@ MAX_PARAMS = 20_000
 MAX_WARNINGS = 1_000
 
 
-@dataclass(frozen=True, slots=True)
-class _Collector:
+class _Collector(NamedTuple):
     """Adds rows in order, turning every problem into an error or (lenient) a warning."""
 
     out: ParamFile

@@ -136,8 +136,7 @@ def spin_word(spin: int) -> str:
     return "counter-clockwise" if spin == CCW else "clockwise"
 
 
-@dataclass(frozen=True, slots=True)
-class Judge:
+class Judge(NamedTuple):
     """What judging one model's actuators needs: the parameters, labels and frames."""
 
     actuators: list[Actuator]

@@ -11,7 +11,7 @@ baseline a minimal derived file need not repeat.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model.params import Param
 from ..model.values import format_value, same_value
@@ -34,8 +34,7 @@ NOT_IN_FIRMWARE = (
 )
 
 
-@dataclass(frozen=True)
-class Mismatch:
+class Mismatch(NamedTuple):
     """A parameter a layer sets whose running value is another (None: the vehicle has none)."""
 
     expected: Effective
@@ -64,8 +63,7 @@ class Mismatch:
         return f"{self.name} runs {self.runs}, {self.set_by} sets {value}"
 
 
-@dataclass(frozen=True)
-class Verification:
+class Verification(NamedTuple):
     """Every parameter a layer sets, checked against the running vehicle."""
 
     layers: Layers
