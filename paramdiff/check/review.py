@@ -305,7 +305,7 @@ def _committed_values(ctx: Pin | None, built: Derived | None) -> dict[str, float
     if data is None:
         return {}
     parsed = parse_params(data, "base", "params", lenient=True)
-    return {n: p.value for n, p in parsed.params.items()}
+    return parsed.values()
 
 
 def _header_lines(ctx: Pin | None, built: Derived | None) -> list[str]:
