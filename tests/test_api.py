@@ -43,3 +43,29 @@ def test_the_library_page_example_prints_what_it_says(
         exec(compile(code, str(PAGE), "exec"), {})
     assert printed.getvalue() == shown
     assert (root / "sources.lock").is_file()  # fetch_project wrote it
+
+
+def test_a_writing_command_is_one_call_that_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """derive_file and report_files say what the command writes where; the sink writes."""
+    root = tmp_path / "project"
+    (root / "overlays").mkdir(parents=True)
+    (root / "sources.yaml").write_text(offline_sources())
+    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
+    build_mirror(tmp_path / "mirror", offline_upstream())
+    project = api.open_project(root, mirror=str(tmp_path / "mirror"), cache_dir=tmp_path / "c")
+    list(api.fetch_project(project, None, None, False))
+    pin = api.open_pin(project, "boat")
+    derived = api.derive_file(pin)
+    [(lines, target)] = derived.files
+    assert target is not None and target.path == root / "derived" / "boat_sitl.params"
+    assert next(iter(lines)).startswith("#") and derived.warnings == []
+    report = api.report_files(pin)
+    assert [t.label for _, t in report.files if t is not None] == [
+        "reports/boat-1.0.md",
+        "reports/boat-1.0.svg",
+    ]
+    assert not (root / "derived").exists() and not (root / "reports").exists()
+    with pytest.raises(api.UsageError, match="--model writes a report of its own"):
+        api.report_files(pin, model_file=root / "model.sdf")
