@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .check.review import review
+from .check.review import review, review_files
 from .check.rules import check_project
 from .config.lock import Lock, LockEntry
 from .config.overlay import Overlay
@@ -26,12 +26,13 @@ from .config.roles import SourceSpec
 from .config.sources import Config, Profile
 from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
 from .jobs.compare import THREE_WAY, compare_pins, three_way
-from .jobs.derive import minimal_derived
+from .jobs.derive import derive_file, minimal_derived
 from .jobs.fetch import fetch_project
 from .jobs.fidelity import pinned_fidelity
 from .jobs.history import history
-from .jobs.layers import layers
-from .jobs.report import report_inputs
+from .jobs.layers import layers, layers_lines
+from .jobs.pull import pull_file
+from .jobs.report import report_files, report_inputs
 from .jobs.validate import validate_file
 from .jobs.verify import verify_vehicle
 from .model.metadata import Metadata
@@ -42,6 +43,7 @@ from .project import Project
 from .render.params import render as render_params
 from .render.report import render_report
 from .render.report_inputs import ReportInputs
+from .render.sinks import Output, Outputs
 from .stages.compare import Comparison, Row, Status, Verdict
 from .stages.derive import Derived
 from .stages.fidelity import Fidelity
@@ -62,6 +64,8 @@ __all__ = [
     "Lock",
     "LockEntry",
     "Metadata",
+    "Output",
+    "Outputs",
     "Overlay",
     "Param",
     "ParamFile",
@@ -82,18 +86,23 @@ __all__ = [
     "check",
     "check_project",
     "compare_pins",
+    "derive_file",
     "fetch_project",
     "history",
     "layers",
+    "layers_lines",
     "minimal_derived",
     "open_pin",
     "open_project",
     "pinned_fidelity",
     "pull",
+    "pull_file",
     "render_params",
     "render_report",
+    "report_files",
     "report_inputs",
     "review",
+    "review_files",
     "three_way",
     "validate_file",
     "verify_vehicle",

@@ -131,9 +131,7 @@ def test_round_trip_every_format(fmt: str) -> None:
     original = parse_params((FIXTURES / "hardware.params").read_bytes(), "hw.params")
     text = "\n".join(write_rows(original.params.values(), fmt)).encode()
     again = parse_params(text, "out", fmt)
-    assert {n: p.value for n, p in again.params.items()} == {
-        n: p.value for n, p in original.params.items()
-    }
+    assert again.values() == original.values()
 
 
 # 150 (was 300): the test command's time budget (#20 item 7); every run draws new examples

@@ -45,7 +45,7 @@ def test_a_lossy_link_still_gives_every_parameter(udp: bool) -> None:
     pulled = _pull(vehicle, udp=udp)
     assert len(pulled.params) == 400
     expected = {n: float32(v) for n, (v, _) in vehicle.params.items()}
-    assert {n: p.value for n, p in pulled.params.items()} == expected
+    assert pulled.values() == expected
     reads = [r for r in vehicle.requests if r.startswith("read")]
     assert reads, "30% dropped: the missing indices were asked for one by one"
 
@@ -133,9 +133,7 @@ def test_the_dump_reads_back_exactly(fmt: str) -> None:
     data = "\n".join(dump_lines(pulled, fmt)).encode() + b"\n"
     parsed = parse_params(data, f"boat.{fmt}", fmt)
     # the shortest decimal of each float32 reads back as that very float32
-    assert {n: float32(p.value) for n, p in parsed.params.items()} == {
-        n: p.value for n, p in pulled.params.items()
-    }
+    assert {n: float32(p.value) for n, p in parsed.params.items()} == pulled.values()
     assert parsed.header.get("Vehicle") == "Surface Boat"
     if fmt == "qgc":
         assert {n: p.mav_type for n, p in parsed.params.items()} == {

@@ -14,7 +14,7 @@ ROLES = {"motor_port_joint": 73, "motor_stbd_joint": 74}
 
 def test_channels_become_servo_rows_with_plugin_defaults() -> None:
     f = parse_sdf((FIXTURES / "model.sdf").read_bytes(), "m.sdf", ROLES)
-    values = {n: p.value for n, p in f.params.items()}
+    values = f.values()
     assert values == {
         "SERVO1_MIN": 1000,
         "SERVO1_MAX": 2000,

@@ -18,7 +18,7 @@ from ..config.lock import LOCK_FILE, require_entry
 from ..config.overlay import Overlay, load_overlay
 from ..config.roles import PARAM_FORMATS
 from ..config.sources import SOURCES_FILE, load_config
-from ..errors import ConfigError, InputError, ParamdiffError, StaleOverlayError
+from ..errors import ConfigError, DriftError, InputError, ParamdiffError, StaleOverlayError
 from ..files import INPUT_LIMIT, project_path, read_regular
 from ..jobs.report import report_inputs
 from ..parse.params import parse_params
@@ -27,7 +27,8 @@ from ..project import Project
 from ..render.params import render as render_params
 from ..render.params import render_derived
 from ..render.report import render_report
-from ..render.sinks import Output, check_file, output_for
+from ..render.review import render_json, render_markdown
+from ..render.sinks import Output, Outputs, check_file, output_for
 from ..stages.compare import compare
 from ..stages.derive import Derived
 from ..stages.review import (
@@ -43,6 +44,22 @@ from ..stages.review import (
 )
 
 DEFAULT_BRANCHES = ("main", "master")
+
+
+def review_files(
+    options: Project, base: str | None = None, fmt: str = "markdown", output: Path | None = None
+) -> Outputs:
+    """`paramdiff review`: the review's lines (``fmt``: markdown or json) and where they go
+    (``output``, refused before the review runs; None: stdout); its failure, a DriftError
+    naming what needs attention (the command's exit 1), is raised after they are written."""
+    target = review_output(options, output) if output is not None else None
+    result = review(options, base)
+    lines = render_json(result) if fmt == "json" else render_markdown(result, base)
+    failure = None
+    if result.needs_attention:
+        items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
+        failure = DriftError([a.what for a in items], "see the review")
+    return Outputs([(lines, target)], failure=failure)
 
 
 def review_output(options: Project, output: Path) -> Output:
@@ -305,7 +322,7 @@ def _committed_values(ctx: Pin | None, built: Derived | None) -> dict[str, float
     if data is None:
         return {}
     parsed = parse_params(data, "base", "params", lenient=True)
-    return {n: p.value for n, p in parsed.params.items()}
+    return parsed.values()
 
 
 def _header_lines(ctx: Pin | None, built: Derived | None) -> list[str]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..jobs.history import history as value_history
+from ..jobs.history import history_lines
 from ..pin import Pin
-from ..render.texttable import table
 from . import options as opt
 from .output import echo_lines
 
@@ -17,5 +16,4 @@ from .output import echo_lines
 @click.option("--role", default="hardware", show_default=True, help="Which source's file.")
 def history(pin: Pin, param: str, role: str) -> None:
     """PARAM (a name or glob) at every upstream commit that changed the role's file."""
-    rows = value_history(pin, role, param)
-    echo_lines(table(["commit", "date", "subject", param], rows, markdown=False))
+    echo_lines(history_lines(pin, role, param))

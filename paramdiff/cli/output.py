@@ -7,11 +7,15 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import click
 
 from ..render.safe_text import visible
-from ..render.sinks import Output, emit
+from ..render.sinks import Output, Outputs, emit
+
+if TYPE_CHECKING:  # pymavlink's import costs ~140 ms: only pull and verify pay it
+    from ..vehicle.pull import Progress
 
 ECHO_BATCH = 1 << 16  # characters per write: click.echo flushes on every call
 
@@ -48,6 +52,18 @@ def progress(line: str) -> None:
             echo(line, err=True)
 
 
+def terminal_progress() -> Progress | None:
+    """A pull's progress line on stderr, rewritten in place, when stderr is a terminal."""
+    if sys.stderr is None or not sys.stderr.isatty():
+        return None
+
+    def show(received: int, total: int) -> None:
+        end = "\n" if received >= total else ""
+        click.echo(f"\rparameters: {received}/{total}{end}", err=True, nl=False)
+
+    return show
+
+
 def warn(message: str | None) -> None:
     """A warning on stderr, so it never mixes with output written to stdout."""
     if message:
@@ -59,3 +75,17 @@ def write_output(lines: Iterable[str], output: Output, check: bool) -> None:
     ("… written") go to stderr."""
     for text, status in emit(lines, output, check):
         echo(text, err=status, nl=False)
+
+
+def write_outputs(outputs: Outputs, check: bool = False) -> None:
+    """A library call's outputs (render/sinks.Outputs): its warnings, each file (``check``:
+    --check against it), then its failure raised."""
+    for message in outputs.warnings:
+        warn(message)
+    for lines, target in outputs.files:
+        if target is None:
+            echo_lines(lines)
+        else:
+            write_output(lines, target, check)
+    if outputs.failure is not None:
+        raise outputs.failure

@@ -6,12 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
-from ..jobs.report import report_inputs, report_output
+from ..jobs.report import report_files
 from ..pin import Pin
-from ..render.report import render_picture, render_report, svg_output
 from . import options as opt
-from .output import write_output
+from .output import write_outputs
 
 
 @click.command("report")
@@ -26,15 +24,4 @@ from .output import write_output
 )
 def report(pin: Pin, output: Path | None, check: bool, model: Path | None) -> None:
     """Write the markdown report for a pull request."""
-    if model is not None and output is None:
-        raise UsageError(
-            "--model writes a report of its own",
-            "give -o PATH (or -o -); the profile's report shows the pinned sitl_models",
-        )
-    # both outputs are checked before either is written (and before the report is made)
-    target = report_output(pin, output)
-    picture = svg_output(target) if target.path is not None else None  # beside the report
-    inputs = report_inputs(pin, model)
-    write_output(render_report(inputs), target, check)
-    if picture is not None:
-        write_output(render_picture(inputs), picture, check)
+    write_outputs(report_files(pin, output, model), check)

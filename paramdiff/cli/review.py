@@ -6,13 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..check.review import review as review_since
-from ..check.review import review_output
-from ..errors import DriftError
+from ..check.review import review_files
 from ..project import Project
-from ..render.review import render_json, render_markdown
 from . import options as opt
-from .output import echo_lines, write_output
+from .output import write_outputs
 
 
 @click.command("review")
@@ -31,13 +28,4 @@ def review(options: Project, base: str | None, fmt: str, output: Path | None) ->
     stale, derived lines changed with their reasons, reboots needed. Exit 1 when something
     needs attention (a stale delta, lock, derived file or report).
     """
-    target = review_output(options, output) if output is not None else None
-    result = review_since(options, base)
-    lines = render_json(result) if fmt == "json" else render_markdown(result, base)
-    if target is None:
-        echo_lines(lines)
-    else:
-        write_output(lines, target, False)
-    if result.needs_attention:
-        items = [*result.attention, *(a for p in result.profiles for a in p.attention)]
-        raise DriftError([a.what for a in items], "see the review")
+    write_outputs(review_files(options, base, fmt, output))

@@ -8,8 +8,7 @@ from ..jobs.verify import verify_vehicle
 from ..pin import Pin
 from ..vehicle.pull import PullLimits
 from . import options as opt
-from .output import echo_lines
-from .pull import terminal_progress
+from .output import echo_lines, terminal_progress
 
 
 @click.command("verify")

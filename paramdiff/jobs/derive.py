@@ -2,17 +2,51 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from ..errors import ConfigError, UsageError
 from ..model.metadata import firmware_of
 from ..model.source import Source
 from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
+from ..render.params import derived_qgc_types, render
+from ..render.sinks import Output, Outputs, output_for
 
 if TYPE_CHECKING:
-    from ..render.sinks import Output
     from ..stages.derive import Derived
+
+
+def derive_file(
+    pin: Pin, output: Path | None = None, fmt: str = "params", minimal: bool = False
+) -> Outputs:
+    """`paramdiff derive`: the derived file's lines (``minimal``: ``minimal_derived``) in
+    ``fmt`` and where they go (``output``: ``-o``; ``-`` is stdout), and QGC's warning of
+    the names nothing pinned types. Where it goes is refused before the file is derived."""
+    if minimal:
+        _minimal_output(pin, output)
+    target = derived_output(pin, output, fmt)  # refused before any warning about the rows
+    derived = minimal_derived(pin) if minimal else pin.derived()
+    warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
+    return Outputs([(render(derived, fmt), target)], [warning] if warning else [])
+
+
+def _minimal_output(pin: Pin, output: Path | None) -> None:
+    """--minimal writes a file of its own: never the profile's derived file, the full one."""
+    if output is None:
+        raise UsageError(
+            "--minimal writes a file of its own",
+            "give -o PATH (or -o -); the profile's derived file is the full one check keeps",
+        )
+    own = pin.profile.derived_path(pin.pin)
+    if str(output) == "-" or not own:
+        return
+    if Path(os.path.realpath(output)) == Path(os.path.realpath(pin.config.root / own)):
+        raise UsageError(
+            f"-o {output} is the profile's own derived file, which stays the full one",
+            "give --minimal a path of its own",
+            file=str(output),
+        )
 
 
 def minimal_derived(pin: Pin) -> Derived:
@@ -51,8 +85,6 @@ def derived_output(pin: Pin, output: Path | None, fmt: str) -> Output:
         + (f" --format {fmt}" if fmt != "params" else "")
         + (f" -o {output}" if output and str(output) != "-" else "")
     )
-    from ..render.sinks import output_for
-
     default = d.target if fmt == "params" else None
     # -o may name the file derive writes by default: this pin's, in this format
     own = default if pin.pin == profile.default_pin or profile.derived_is_per_pin() else None

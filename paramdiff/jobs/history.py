@@ -3,12 +3,21 @@ from the mirror's MANIFEST, git log upstream, or this repository's own log (a lo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ..config.roles import PARAM_FORMATS, SourceSpec
 from ..errors import ConfigError, UsageError
 from ..pin import Pin
+from ..render.texttable import table
 from ..stages.history import value_history
+
+
+def history_lines(pin: Pin, role: str, pattern: str) -> Iterator[str]:
+    """`paramdiff history`: ``history``'s rows as the command's text table."""
+    return table(
+        ["commit", "date", "subject", pattern], history(pin, role, pattern), markdown=False
+    )
 
 
 def history(pin: Pin, role: str, pattern: str) -> list[list[str]]:

@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from ..errors import ConfigError, DriftError, UsageError
+from ..launch.verify import adhoc
 from ..pin import Pin
+from ..render.launch import launch_text
+from ..render.layers import render_layers
 
 if TYPE_CHECKING:
     from ..stages.layers import Flag, Layers
+
+
+def layers_lines(
+    pin: Pin, frame: str | None = None, launch: str | None = None, files: list[Path] | None = None
+) -> Iterator[str]:
+    """`paramdiff layers`: the lines of what SITL runs (``layers``). With ``launch`` (a launch
+    command line, which names the files and the frame): its stack, physics and pilot-input
+    test; raises DriftError after them when it fails (a FAIL line), as check does."""
+    if launch is None:
+        yield from render_layers(*layers(pin, frame, files or []), pin.metadata())
+        return
+    if frame or files:
+        raise UsageError("--launch names the files and the frame; drop --frame and FILEs")
+    result = adhoc(pin, launch, [])
+    yield from launch_text(result)
+    if not result.passed:
+        raise DriftError(
+            [f"launch {launch!r}: {len(result.findings)} finding(s) (the FAIL lines above)"],
+            "fix each where its line says, or acknowledge a model's finding in the overlay",
+        )
 
 
 def layers(pin: Pin, frame: str | None, files: list[Path]) -> tuple[Layers, list[Flag]]:

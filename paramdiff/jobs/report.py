@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,12 +11,38 @@ from ..errors import UsageError
 from ..parse.local import read_local
 from ..parse.sdf_paths import local_resolver
 from ..pin import Pin
+from ..render.report import render_report
+from ..render.report_model import render_picture, svg_output, svg_path
+from ..render.sinks import Output, Outputs, output_for
 from .compare import THREE_WAY
 from .fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
 
 if TYPE_CHECKING:
     from ..render.report_inputs import ReportInputs
-    from ..render.sinks import Output
+
+
+def report_files(pin: Pin, output: Path | None = None, model_file: Path | None = None) -> Outputs:
+    """`paramdiff report`: the markdown report's lines and where they go (``output``: -o;
+    ``-`` is stdout), then its top view's, beside it (none on stdout). ``model_file`` (a
+    team's own Gazebo model, ``report_inputs``) needs ``output``: the profile's report is the
+    pinned model's. Both places are refused before either is written or the report made."""
+    if model_file is not None and output is None:
+        raise UsageError(
+            "--model writes a report of its own",
+            "give -o PATH (or -o -); the profile's report shows the pinned sitl_models",
+        )
+    target = report_output(pin, output)
+    picture = svg_output(target) if target.path is not None else None  # beside the report
+    inputs = report_inputs(pin, model_file)
+    files: list[tuple[Iterable[str], Output | None]] = [(render_report(inputs), target)]
+    if picture is not None:
+        files.append((_picture(inputs), picture))
+    return Outputs(files)
+
+
+def _picture(inputs: ReportInputs) -> Iterator[str]:
+    """The top view's lines, drawn when written: after the report is."""
+    yield from render_picture(inputs)
 
 
 def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
@@ -61,9 +88,6 @@ def report_output(pin: Pin, output: Path | None) -> Output:
             f"-o {output} names the top view; -o names the markdown report",
             f"give -o {output.with_suffix('.md')} (the top view goes beside it as {output.name})",
         )
-    from ..render.report_model import svg_path
-    from ..render.sinks import output_for
-
     fix = f"paramdiff report --profile {pin.profile.name} --pin {pin.pin}"
     default = pin.profile.report_path(pin.pin)
     own = (default, svg_path(default)) if default else ()

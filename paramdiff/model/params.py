@@ -90,6 +90,10 @@ class ParamFile:
     def can_represent(self, name: str) -> bool:
         return self.representable is None or name in self.representable
 
+    def values(self) -> dict[str, float]:
+        """Each parameter's value, by name."""
+        return {name: p.value for name, p in self.params.items()}
+
     def includes_used(self) -> bool:
         """Whether any row came from a file this one %includes."""
         return any(p.file != self.file for p in self.params.values())

@@ -7,10 +7,11 @@ Generators produce lines; the sink is chosen last, so `derive`, `derive --check`
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import DriftError, InputError, UsageError
+from ..errors import DriftError, InputError, ParamdiffError, UsageError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..outputs import ProjectFiles, checked_output
 from .safe_text import visible
@@ -65,6 +66,17 @@ class Output(NamedTuple):
     fix: str
     root: Path | None = None  # the project, when the path is one of its files (not -o)
     guard: ProjectFiles | None = None  # for -o: what it may not overwrite (outputs.py)
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a command writes, for its sink, in this order: the warnings (stderr), each
+    file's lines to its Output (None: stdout, printed as they come), then ``failure``, the
+    error the command exits with after writing (``review``'s needing attention)."""
+
+    files: list[tuple[Iterable[str], Output | None]]
+    warnings: list[str] = field(default_factory=list)
+    failure: ParamdiffError | None = None
 
 
 def output_for(

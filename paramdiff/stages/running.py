@@ -125,10 +125,5 @@ def changes_from_defaults(comp: Comparison, names: Iterable[str]) -> list[str]:
     """Of ``names`` (rows of ``comp``, whose first source is the firmware's defaults), those
     another source changes from the default (``diff --against-defaults``)."""
     defaults, *files = comp.sources
-    changed = set(
-        changed_from_defaults(
-            {n: p.value for n, p in defaults.file.params.items()},
-            [{n: p.value for n, p in s.file.params.items()} for s in files],
-        )
-    )
+    changed = set(changed_from_defaults(defaults.file.values(), [s.file.values() for s in files]))
     return [n for n in names if n in changed]

@@ -206,7 +206,7 @@ class _Session:
         except LinkClosed:
             raise FetchError(
                 f"{self.connection}: the vehicle closed the connection after "
-                f"{len(self.values)}{self._of()} parameters",
+                f"{self.received()} parameters",
                 "try again; if it keeps closing, check what else holds that connection",
             ) from None
         except OSError as exc:
@@ -214,8 +214,11 @@ class _Session:
                 f"{self.connection}: the link failed ({exc.strerror or exc})", _CONNECTION_FIX
             ) from exc
 
-    def _of(self) -> str:
-        return f" of {self.count}" if self.count is not None else ""
+    def received(self) -> str:
+        """How many parameters have arrived, of how many once the vehicle has said: "12 of
+        900" ("0" before its first PARAM_VALUE); the count in a failed pull's message."""
+        of = f" of {self.count}" if self.count is not None else ""
+        return f"{len(self.values)}{of}"
 
     def take(self, msg: Any) -> bool:
         """Keep a message from the vehicle pulled from; True when it is a new parameter."""
@@ -336,7 +339,7 @@ def _collect(session: _Session, progress: Progress | None) -> None:
 
 def _timed_out(session: _Session) -> FetchError:
     return FetchError(
-        f"{session.connection}: {len(session.values)}{session._of()} parameters after "
+        f"{session.connection}: {session.received()} parameters after "
         f"{session.limits.timeout:g} s (--timeout)",
         "try again, or allow longer (--timeout SECONDS)",
     )
