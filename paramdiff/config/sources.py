@@ -34,6 +34,12 @@ from .yamlfile import KeyPath, ParsedMemo, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
 
+
+def derive_command(profile: str, pin: str) -> str:
+    """The command that writes a pin's derived file (its header's "Regenerate:" line)."""
+    return f"paramdiff derive --profile {profile} --pin {pin}"
+
+
 # Profile and pin names become file names (reports/<profile>-<pin>.md, `{pin}` in a path) and
 # words in commands and reports: letters, digits, '.', '_' and '-', never a control
 # character, a space, a '/' or a leading '.' or '-' (`..`, `-x`).

@@ -6,11 +6,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..config.sources import derive_command
 from ..errors import ConfigError, UsageError
+from ..memo import pin_memo
 from ..model.metadata import firmware_of
 from ..model.source import Source
 from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
-from ..render.params import derived_qgc_types, render
 from ..render.sinks import Output, Outputs, output_for
 
 if TYPE_CHECKING:
@@ -26,9 +27,28 @@ def derive_file(
     if minimal:
         _minimal_output(pin, output)
     target = derived_output(pin, output, fmt)  # refused before any warning about the rows
+    lines, warnings = derived_lines(pin, fmt, minimal)
+    return Outputs([(lines, target)], warnings)
+
+
+def derived_lines(
+    pin: Pin, fmt: str = "params", minimal: bool = False
+) -> tuple[list[str], list[str]]:
+    """The derived file's lines in ``fmt`` and the warnings about them, kept per digest of
+    their inputs (paramdiff/memo.py): read back, not derived again, while nothing changed."""
+    memo = pin_memo(pin, "derive", fmt, minimal)
+    kept = memo.get(pin) if memo is not None else None
+    if kept is not None:
+        return kept[0], kept[1]
+    # Only a result not kept needs the stages (their import is most of a warm run's time).
+    from ..render.params import derived_qgc_types, render
+
     derived = minimal_derived(pin) if minimal else pin.derived()
     warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
-    return Outputs([(render(derived, fmt), target)], [warning] if warning else [])
+    made = (list(render(derived, fmt)), [warning] if warning else [])
+    if memo is not None:
+        memo.put(made)
+    return made
 
 
 def _minimal_output(pin: Pin, output: Path | None) -> None:
@@ -71,21 +91,21 @@ def minimal_derived(pin: Pin) -> Derived:
 
 def derived_output(pin: Pin, output: Path | None, fmt: str) -> Output:
     """Where derive writes: the profile's derived file, or -o (never another project file)."""
-    d = pin.derived()
     profile = pin.profile
+    target = profile.derived_path(pin.pin) or ""
     if output is None and pin.pin != profile.default_pin and not profile.derived_is_per_pin():
         # One committed derived file per profile: it belongs to the default pin.
         raise ConfigError(
-            f"{d.target} is pin {profile.default_pin}'s file (the profile's default_pin)",
+            f"{target} is pin {profile.default_pin}'s file (the profile's default_pin)",
             f"give -o PATH (or -o -) for pin {pin.pin}, or put {{pin}} in the profile's "
             "derived path in sources.yaml",
         )
     fix = (
-        d.regenerate
+        derive_command(profile.name, pin.pin)
         + (f" --format {fmt}" if fmt != "params" else "")
         + (f" -o {output}" if output and str(output) != "-" else "")
     )
-    default = d.target if fmt == "params" else None
+    default = target if fmt == "params" else None
     # -o may name the file derive writes by default: this pin's, in this format
     own = default if pin.pin == profile.default_pin or profile.derived_is_per_pin() else None
     guard = pin.project.project_files().without(own) if output is not None else None

@@ -17,7 +17,7 @@ from ..config.overlay import Acknowledgement
 from ..digests import sha256_of
 from ..errors import ConfigError, InputError
 from ..model.source import Source
-from ..parse.launch import SIM_VEHICLE, Launch, parse_launch, pinned_role
+from ..parse.launch import SIM_VEHICLE, Launch, names_file, parse_launch, pinned_role
 from ..stages.layers import Layers, stack
 from . import builtin, gazebo
 from .physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
@@ -106,7 +106,7 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
     for f in launch.files:
         frame_file = f.origin.startswith("frame")
         norm = posixpath.normpath(f.path)
-        if target and (norm == target or norm.endswith("/" + target)):
+        if target and names_file(f.path, target):
             out.append(Layer(f.path, f.origin, "derived", derived))
             continue
         role = pinned_role(ctx.specs, norm, exact=frame_file)

@@ -281,6 +281,12 @@ def pinned_role(specs: dict[str, Any], path: str, exact: bool) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def names_file(written: str, path: str) -> bool:
+    """Whether a defaults file as a command writes it is the repository path ``path``."""
+    norm = posixpath.normpath(written)
+    return norm == path or norm.endswith("/" + path)
+
+
 def launch_roles(specs: dict[str, Any], commands: list[str]) -> set[str]:
     """The pinned roles sim_vehicle.py's frames or the ``commands`` load."""
     out = {

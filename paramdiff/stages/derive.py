@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from ..config.overlay import Delta, Overlay, Rule, validate_deltas
+from ..config.sources import derive_command
 from ..errors import ConfigError
 from ..model.metadata import Metadata
 from ..model.params import Param
@@ -70,7 +71,7 @@ class Derived:
 
     @property
     def regenerate(self) -> str:
-        return f"paramdiff derive --profile {self.profile} --pin {self.pin}"
+        return derive_command(self.profile, self.pin)
 
     def params(self) -> dict[str, float]:
         return {ln.name: ln.value for ln in self.lines}
