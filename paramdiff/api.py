@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .check.review import review, review_files
-from .check.rules import check_project
+from .check.run import check_project
 from .config.lock import Lock, LockEntry
 from .config.overlay import Overlay
 from .config.roles import SourceSpec

@@ -76,10 +76,14 @@ class Memo(NamedTuple):
             return None  # missing, damaged, or not a regular file: computed again
         if not isinstance(entry, dict) or entry.get("format") != MEMO_FORMAT:
             return None
-        return entry.get("value")
+        value = entry.get("value")
+        if entry.get("sha256") != sha256_of(json.dumps(value).encode()):
+            return None  # edited or damaged: computed again (the parsed entries' rule)
+        return value
 
     def put(self, value: Any) -> None:
-        data = json.dumps({"format": MEMO_FORMAT, "value": value}).encode()
+        digest = sha256_of(json.dumps(value).encode())
+        data = json.dumps({"format": MEMO_FORMAT, "sha256": digest, "value": value}).encode()
         # an unwritable cache costs the next run the time, nothing else
         with contextlib.suppress(OSError, ParamdiffError):
             write_atomic(self.path, data)

@@ -123,8 +123,8 @@ class Project:
         (every profile's overlay, models, derived files, reports and top views, per pin),
         its git folders and the cache (paramdiff/outputs.py)."""
         from .config.lock import LOCK_FILE
+        from .config.sources import svg_path
         from .outputs import ProjectFiles, git_folders
-        from .render.report_model import svg_path
 
         config = self.config()
         files = {

@@ -1,20 +1,14 @@
-"""`paramdiff check`: everything CI needs to trust the committed outputs, in one command.
-
-Each rule is a small function that adds findings (with the command that fixes them) to a
-``CheckOutcome``; ``run_check`` runs them in order for one pin, ``check_project`` for every
-profile the user asked about.
-"""
+"""`check`'s rules for a pin's committed outputs (run.py checks the lock first): each a small
+function that adds findings, with the command that fixes them, to a ``CheckOutcome``;
+``check_outputs`` runs them in order."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from ..config.lock import require_entry
-from ..errors import ConfigError, DriftError, InputError, StaleOverlayError, UsageError
+from ..config.sources import svg_path
+from ..errors import InputError, StaleOverlayError
 from ..files import TEXT_LIMIT, first_difference, project_path, read_regular
 from ..jobs.report import report_inputs
 from ..model.values import float32
@@ -23,144 +17,39 @@ from ..parse.local import read_local
 from ..parse.params import parse_params
 from ..parse.sdf_paths import Resolver, local_resolver
 from ..pin import Pin
-from ..project import Project
 from ..render.params import LINE_MAX
 from ..render.report import render_report
-from ..render.report_model import render_picture, svg_path
+from ..render.report_model import render_picture
 from ..render.sinks import check_file, join_lines
 from ..stages.channels import SOURCES
 from ..stages.derive import Derived
 from ..stages.fidelity import is_actuator_acknowledgement
 from ..stages.validate import ERROR, validate
 from .fidelity import actuator_outcome, loop_rate_line
+from .outcome import CheckOutcome
 
 if TYPE_CHECKING:
     from ..launch.verify import LaunchResult
 
 
-class Located(NamedTuple):
-    """A finding with the file and line to fix (for CI annotations); file relative to the
-    project root, line None when the whole file is meant."""
-
-    finding: str
-    fix: str
-    file: str | None
-    line: int | None
-
-
-@dataclass(slots=True)
-class CheckOutcome:
-    """What `check` found for one profile: failures with their fixes, what passed, diffs,
-    warnings."""
-
-    findings: list[str] = field(default_factory=list)
-    fixes: list[str] = field(default_factory=list)
-    passed: list[str] = field(default_factory=list)
-    diffs: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    located: list[Located] = field(default_factory=list)
-
-    def fail(
-        self, finding: str, fix: str, file: str | None = None, line: int | None = None
-    ) -> None:
-        self.findings.append(finding)
-        self.located.append(Located(finding, fix, file, line))
-        if fix not in self.fixes:
-            self.fixes.append(fix)
-
-
-def check_contexts(
-    options: Project, profile: str | None, pin: str | None, models: list[Path]
-) -> list[Pin]:
-    """The pins `check` covers. Without ``pin``: every pin of the named profile, or of every
-    profile. With it: that pin of the named profile, or of every profile that has it (the
-    default pin of those that do not)."""
-    profiles = options.config().profiles
-    if profile is None and models and len(profiles) > 1:
-        raise UsageError("--model needs --profile: name the vehicle the model simulates")
-    chosen = [options.config().profile(profile)] if profile is not None else list(profiles.values())
-    if pin is not None and profile is not None:
-        return [Pin(options, profile, pin)]
-    if pin is not None:
-        return [Pin(options, p.name, pin if pin in p.pins else None) for p in chosen]
-    return [Pin(options, p.name, name) for p in chosen for name in p.pins]
-
-
-def check_project(
-    options: Project,
-    profile: str | None,
-    pin: str | None,
-    models: list[Path],
-    annotate: bool = False,
-    launch: str | None = None,
-    world: Path | None = None,
-) -> Iterator[str]:
-    """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
-
-    ``annotate``: each finding also as a GitHub ``::error`` line on the file and line to fix.
-    """
-    findings: list[str] = []
-    fixes: list[str] = []
-    if launch is not None and profile is None and len(options.config().profiles) > 1:
-        raise UsageError("--launch needs --profile: name the vehicle the launch runs")
-    for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models, launch, asked=pin is not None, world=world)
-        where = f"{ctx.profile.name} {ctx.pin}"
-        yield from (f"ok    {where}: {line}" for line in outcome.passed)
-        yield from (f"warn  {where}: {line}" for line in outcome.warnings)
-        yield from (diff.rstrip("\n") for diff in outcome.diffs)
-        if annotate:
-            yield from github_annotations(options.root, where, outcome)
-        findings += [f"{where}: {f}" for f in outcome.findings]
-        fixes += [f for f in outcome.fixes if f not in fixes]
-    if findings:
-        raise DriftError(findings, "; ".join(fixes))
-    yield "check passed"
-
-
-def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
-    """``::error`` lines, each path relative to the working directory (the repository root
-    in a workflow), so GitHub puts it on the file in the pull request."""
-    from ..render.github import annotation
-
-    for loc in outcome.located:
-        file = None
-        if loc.file:
-            path = Path(loc.file)
-            file = path if path.is_absolute() else Path(os.path.relpath(root / path))
-        yield annotation(
-            f"{loc.finding} — {loc.fix}",
-            file=file.as_posix() if file else None,
-            line=loc.line,
-            title=f"paramdiff check ({label})",
-        )
-
-
-def run_check(
+def check_outputs(
     ctx: Pin,
-    models: list[Path] | None = None,
-    launch: str | None = None,
-    asked: bool = True,
-    world: Path | None = None,
-) -> CheckOutcome:
-    """Every rule for one pin: its lock entries (each locked file verified), then the
-    committed outputs the pin has — its derived file (and what is checked of it: loaders,
-    validate, frame defaults, models, launches) when the derived path is this pin's, its
-    report when the report path is. ``asked``: the pin was named (--pin), so say which
-    outputs belong to another pin."""
-    out = CheckOutcome()
-    if not _lock_matches(ctx, out):
-        return out  # nothing below can be trusted without a consistent lock
-    _locked_files_verify(ctx, out)
-    own_derived = _has_own(ctx.profile.derived, ctx, asked)
-    own_report = _has_own(ctx.profile.report, ctx, asked, report=True)
-    if not own_derived and not own_report:
-        return out  # nothing committed for this pin: its lock was the check
+    out: CheckOutcome,
+    own_derived: bool,
+    own_report: bool,
+    asked: bool,
+    models: list[Path],
+    launch: str | None,
+    world: Path | None,
+) -> None:
+    """The pin's committed outputs through every rule: the overlay, the derived file (up to
+    date, loaded the same by every loader, valid, no unchosen frame default, models,
+    actuators, launches) and the report, findings added to ``out``."""
     try:
         derived = ctx.derived()
     except StaleOverlayError as exc:
         out.fail(f"{exc.where}: {exc.what}", exc.fix or "review the overlay", exc.file, exc.line)
-        return out
+        return
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     if own_derived:
         _derived_up_to_date(ctx, derived, out)
@@ -177,44 +66,15 @@ def run_check(
         _loads_the_same(ctx, path, derived.target, derived.regenerate, out)
         _validates(ctx, derived, out)
         _no_unchosen_defaults(ctx, derived, out)
-        _models_agree(ctx, derived, models or [], out)
-        used = _actuators_agree(ctx, models or [], out)
+        _models_agree(ctx, derived, models, out)
+        used = _actuators_agree(ctx, models, out)
         if launch is not None:
-            _adhoc_launch(ctx, launch, models or [], out)
+            _adhoc_launch(ctx, launch, models, out)
         else:
             _launches_verified(ctx, out, used)
         if world is not None:
             warn, note = loop_rate_line(ctx, world)
             (out.warnings if warn else out.passed).append(note)
-    return out
-
-
-def _has_own(template: str | None, ctx: Pin, asked: bool, report: bool = False) -> bool:
-    """Whether an output (derived file or report) of this pin is to be checked: the default
-    pin's always; another pin's when the path has ``{pin}`` and the pin was named (--pin) or
-    its file is committed (a pin nobody reported on has no report to check)."""
-    if not template:
-        return False
-    if ctx.pin == ctx.profile.default_pin:
-        return True
-    if "{pin}" not in template:
-        return False
-    path = template.replace("{pin}", ctx.pin)
-    kept = (path, svg_path(path)) if report else (path,)
-    return asked or any(os.path.lexists(ctx.config.root / p) for p in kept)
-
-
-def _locked_files_verify(ctx: Pin, out: CheckOutcome) -> None:
-    """Every role's locked file (and each it includes) is in the cache as verified for that
-    repo, commit and path with the lock's size, sha256 and git blob id — or is fetched and
-    verified now: an edited commit, size or digest fails here (exit 2, naming the role)."""
-    metadata = set(ctx.metadata_roles())
-    ctx.fetched([role for role in ctx.specs if role not in metadata])  # in parallel
-    for role in metadata:
-        ctx.locked_entry(role)  # hashed as read, not kept
-    out.passed.append(
-        f"the {len(ctx.specs)} locked file(s) verify (commit, size, sha256, git blob)"
-    )
 
 
 def _launch_outcome(
@@ -273,20 +133,6 @@ def _adhoc_launch(ctx: Pin, text: str, models: list[Path], out: CheckOutcome) ->
     from ..launch.verify import adhoc
 
     _launch_outcome(adhoc(ctx, text, models), out, None)
-
-
-def _lock_matches(ctx: Pin, out: CheckOutcome) -> bool:
-    fix = f"paramdiff fetch --profile {ctx.profile.name} --pin {ctx.pin} --update"
-    lock = ctx.lock()  # read here: a malformed lock is an input error (exit 2), not drift
-    for spec in ctx.specs.values():
-        try:
-            require_entry(lock, ctx.profile.name, ctx.pin, spec)
-        except ConfigError as exc:
-            # The role's entry in sources.yaml is what changed; fetch --update follows it.
-            out.fail(exc.what, fix, ctx.config.file, spec.line)
-    if not out.findings:
-        out.passed.append("sources.lock matches sources.yaml")
-    return not out.findings
 
 
 def _derived_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:

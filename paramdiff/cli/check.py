@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..check.rules import check_project
+from ..check.run import check_project
 from ..project import Project
 from . import options as opt
 from .output import echo_lines

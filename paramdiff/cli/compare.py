@@ -11,6 +11,7 @@ from ..pin import Pin
 from ..project import Project
 from . import options as opt
 from .lazy import CommandGroup
+from .output import echo_lines
 from .tables import print_comparison
 
 
@@ -31,7 +32,8 @@ def three_way(
     """hardware vs sitl vs sitl_models for a pin."""
     ctx = Pin(options, profile, pin, lenient=lenient)
     title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
-    print_comparison(jobs.three_way(ctx), table, title)
+    t = table
+    echo_lines(jobs.three_way_lines(ctx, t.fmt, t.only_differences, t.categories, t.params, title))
 
 
 @compare.command(

@@ -35,6 +35,11 @@ from .yamlfile import KeyPath, ParsedMemo, YamlDoc, key_name, load_yaml
 SOURCES_FILE = "sources.yaml"
 
 
+def svg_path(report_path: str) -> str:
+    """The top view lives next to the report: reports/blueboat-4.7.md -> .svg."""
+    return (report_path[:-3] if report_path.endswith(".md") else report_path) + ".svg"
+
+
 def derive_command(profile: str, pin: str) -> str:
     """The command that writes a pin's derived file (its header's "Regenerate:" line)."""
     return f"paramdiff derive --profile {profile} --pin {pin}"

@@ -6,13 +6,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..config.sources import svg_path
 from ..digests import sha256_of
 from ..errors import UsageError
 from ..parse.local import read_local
 from ..parse.sdf_paths import local_resolver
 from ..pin import Pin
 from ..render.report import render_report
-from ..render.report_model import render_picture, svg_output, svg_path
+from ..render.report_model import render_picture, svg_output
 from ..render.sinks import Output, Outputs, output_for
 from .compare import THREE_WAY
 from .fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..config.sources import svg_path
 from ..errors import UsageError
 from ..files import project_path
 from ..model.values import format_value
@@ -29,11 +30,6 @@ CHANNEL_HEADERS = [
     "runs as",
     "geometry says",
 ]
-
-
-def svg_path(report_path: str) -> str:
-    """The top view lives next to the report: reports/blueboat-4.7.md -> .svg."""
-    return (report_path[:-3] if report_path.endswith(".md") else report_path) + ".svg"
 
 
 def svg_output(report: Output) -> Output:
