@@ -45,19 +45,23 @@ ENV_MEMO = "PARAMDIFF_MEMO"  # "0": compute every result, keep none
 PACKAGE = Path(__file__).resolve().parent
 
 
-@functools.cache
-def code_fingerprint() -> str:
-    """paramdiff's code and data as installed: every file's path, size and modification time
-    (how Python itself decides a .pyc is stale), and the interpreter's version."""
-    entries = [sys.version]
-    for folder, dirs, files in os.walk(PACKAGE):
+def fingerprint(folder: Path) -> str:
+    """Every file under ``folder`` (bytecode caches aside) by path, size and modification
+    time: how Python itself decides a .pyc is stale."""
+    entries = []
+    for where, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
-            st = os.stat(os.path.join(folder, name))
-            entries.append(
-                f"{os.path.relpath(folder, PACKAGE)}/{name} {st.st_size} {st.st_mtime_ns}"
-            )
+            path = os.path.join(where, name)
+            st = os.stat(path)
+            entries.append(f"{os.path.relpath(path, folder)} {st.st_size} {st.st_mtime_ns}")
     return sha256_of("\n".join(entries).encode())
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """paramdiff's code and data as installed, and the interpreter that runs them."""
+    return sha256_of(f"{sys.version}\n{fingerprint(PACKAGE)}".encode())
 
 
 class Memo(NamedTuple):
@@ -86,6 +90,8 @@ class Memo(NamedTuple):
         data = json.dumps({"format": MEMO_FORMAT, "sha256": digest, "value": value}).encode()
         # an unwritable cache costs the next run the time, nothing else
         with contextlib.suppress(OSError, ParamdiffError):
+            if self.path.is_symlink() or (self.path.exists() and not self.path.is_file()):
+                return  # a FIFO, device or link planted where the entry goes: never written
             write_atomic(self.path, data)
 
 
