@@ -434,11 +434,10 @@ def main() -> None:
     if args.write_docs:
         page = ROOT / "docs" / "performance.md"
         text = page.read_text()
-        head, rest = text.split("<!-- bench:start -->", 1)
-        _, tail = rest.split("<!-- bench:end -->", 1)
-        page.write_text(
-            head + "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->" + tail
-        )
+        before, rest = text.split("<!-- bench:start -->", 1)
+        _, after = rest.split("<!-- bench:end -->", 1)
+        block = "<!-- bench:start -->\n" + "\n".join(lines) + "\n<!-- bench:end -->"
+        page.write_text(before + block + after)
     if not met:
         sys.exit(1)  # a script (or CI) can rely on the exit code, as on the table
 
