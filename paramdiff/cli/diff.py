@@ -11,7 +11,6 @@ from ..jobs.local_meta import categorise_local
 from ..parse.local import local_sources
 from ..render.comparison import render
 from ..stages.compare import Comparison, compare, select
-from ..stages.running import changes_from_defaults
 from . import options as opt
 from .output import echo_lines
 from .tables import print_comparison
@@ -63,6 +62,8 @@ def diff(
 
 def _against_defaults(comp: Comparison, table: opt.TableOptions) -> int:
     """What the files change from the firmware's defaults (the first source); 1 if anything."""
+    from ..stages.running import changes_from_defaults  # (diff A B never needs the layers)
+
     selected = select(comp, table.only_differences, table.categories, table.params)
     names = changes_from_defaults(comp, selected)
     echo_lines(render(comp, table.fmt, names, None))
