@@ -25,8 +25,8 @@ from .config.overlay import Overlay
 from .config.roles import SourceSpec
 from .config.sources import Config, Profile
 from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
-from .jobs.compare import THREE_WAY, compare_pins, three_way
-from .jobs.derive import derive_file, minimal_derived
+from .jobs.compare import THREE_WAY, compare_pins, three_way, three_way_lines
+from .jobs.derive import derive_file, derived_lines, minimal_derived
 from .jobs.fetch import fetch_project
 from .jobs.fidelity import pinned_fidelity
 from .jobs.history import history
@@ -87,6 +87,7 @@ __all__ = [
     "check_project",
     "compare_pins",
     "derive_file",
+    "derived_lines",
     "fetch_project",
     "history",
     "layers",
@@ -104,6 +105,7 @@ __all__ = [
     "review",
     "review_files",
     "three_way",
+    "three_way_lines",
     "validate_file",
     "verify_vehicle",
 ]
