@@ -25,12 +25,13 @@ from .config.overlay import Overlay
 from .config.roles import SourceSpec
 from .config.sources import Config, Profile
 from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
-from .jobs.compare import THREE_WAY, compare_pins, three_way, three_way_lines
+from .jobs.compare import THREE_WAY, compare_pins, pins_lines, three_way, three_way_lines
 from .jobs.derive import derive_file, derived_lines, minimal_derived
 from .jobs.fetch import fetch_project
 from .jobs.fidelity import pinned_fidelity
 from .jobs.history import history
 from .jobs.layers import layers, layers_lines
+from .jobs.local import Reading, Shown, diff_files, show_file
 from .jobs.pull import pull_file
 from .jobs.report import report_files, report_inputs
 from .jobs.validate import validate_file
@@ -44,7 +45,7 @@ from .render.params import render as render_params
 from .render.report import render_report
 from .render.report_inputs import ReportInputs
 from .render.sinks import Output, Outputs
-from .stages.compare import Comparison, Row, Status, Verdict
+from .stages.compare import Comparison, Row, Status, TableOptions, Verdict
 from .stages.derive import Derived
 from .stages.fidelity import Fidelity
 from .stages.layers import Layers
@@ -75,12 +76,15 @@ __all__ = [
     "Project",
     "PullLimits",
     "Pulled",
+    "Reading",
     "ReportInputs",
     "Review",
     "Row",
+    "Shown",
     "Source",
     "SourceSpec",
     "Status",
+    "TableOptions",
     "UsageError",
     "Verdict",
     "check",
@@ -88,6 +92,7 @@ __all__ = [
     "compare_pins",
     "derive_file",
     "derived_lines",
+    "diff_files",
     "fetch_project",
     "history",
     "layers",
@@ -96,6 +101,7 @@ __all__ = [
     "open_pin",
     "open_project",
     "pinned_fidelity",
+    "pins_lines",
     "pull",
     "pull_file",
     "render_params",
@@ -104,6 +110,7 @@ __all__ = [
     "report_inputs",
     "review",
     "review_files",
+    "show_file",
     "three_way",
     "three_way_lines",
     "validate_file",

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import click
 
-from ..errors import UsageError
 from ..jobs import compare as jobs
 from ..pin import Pin
 from ..project import Project
+from ..stages.compare import TableOptions
 from . import options as opt
 from .lazy import CommandGroup
 from .output import echo_lines
-from .tables import print_comparison
 
 
 @click.group("compare", cls=CommandGroup)
@@ -27,13 +26,10 @@ def compare() -> None:
 @opt.lenient()
 @opt.table
 def three_way(
-    options: Project, profile: str | None, pin: str | None, lenient: bool, table: opt.TableOptions
+    options: Project, profile: str | None, pin: str | None, lenient: bool, table: TableOptions
 ) -> None:
     """hardware vs sitl vs sitl_models for a pin."""
-    ctx = Pin(options, profile, pin, lenient=lenient)
-    title = f"{ctx.profile.name} {ctx.pin}: hardware vs sitl vs sitl_models"
-    t = table
-    echo_lines(jobs.three_way_lines(ctx, t.fmt, t.only_differences, t.categories, t.params, title))
+    echo_lines(jobs.three_way_lines(Pin(options, profile, pin, lenient=lenient), table))
 
 
 @compare.command(
@@ -51,10 +47,7 @@ def pins(
     pins: tuple[str, ...],
     role: str,
     profile: str | None,
-    table: opt.TableOptions,
+    table: TableOptions,
 ) -> None:
     """One role's file across pins, e.g. `compare pins 4.6 4.7`: what changed."""
-    if len(pins) < 2:
-        raise UsageError("give at least two pins, e.g. paramdiff compare pins 4.6 4.7")
-    comp = jobs.compare_pins(options, profile, list(pins), role)
-    print_comparison(comp, table, f"{role} across pins " + " vs ".join(pins))
+    echo_lines(jobs.pins_lines(options, profile, list(pins), role, table))

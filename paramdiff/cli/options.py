@@ -14,13 +14,14 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ..errors import UsageError
 from ..files import missing_file_problem
 from ..stages.compare import FORMATS as TABLE_FORMATS
+from ..stages.compare import TableOptions
 from ..vehicle import PULL_TIMEOUT
 from .output import progress
 
@@ -220,15 +221,6 @@ def output_format(choices: Sequence[str], default: str, help: str) -> Callable[[
     return click.option(
         "--format", "fmt", type=click.Choice(choices), default=default, show_default=True, help=help
     )
-
-
-class TableOptions(NamedTuple):
-    """Which rows of a comparison to show, and in which format."""
-
-    only_differences: bool
-    categories: tuple[str, ...]
-    params: tuple[str, ...]
-    fmt: str
 
 
 _TABLE = [

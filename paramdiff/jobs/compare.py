@@ -3,11 +3,14 @@ across pins."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
 from ..memo import pin_memo
 from ..pin import Pin
 from ..project import Project
+from ..stages.compare import EVERY_ROW, TableOptions
 
 if TYPE_CHECKING:
     from ..stages.compare import Comparison
@@ -20,28 +23,18 @@ def three_way(pin: Pin) -> Comparison:
     return pin.compare(list(THREE_WAY))
 
 
-def three_way_lines(
-    pin: Pin,
-    fmt: str = "text",
-    only_differences: bool = False,
-    categories: tuple[str, ...] = (),
-    params: tuple[str, ...] = (),
-    title: str | None = None,
-) -> list[str]:
-    """`compare three-way`: the selected rows of ``three_way`` in ``fmt``, kept per digest
-    of their inputs (paramdiff/memo.py) and read back while nothing changed."""
-    options = (pin.lenient, fmt, only_differences, categories, params, title)
-    memo = pin_memo(pin, "three-way", *options)
+def three_way_lines(pin: Pin, table: TableOptions = EVERY_ROW) -> list[str]:
+    """`compare three-way`: the rows of ``three_way`` that ``table`` selects, kept per
+    digest of their inputs (paramdiff/memo.py) and read back while nothing changed."""
+    title = f"{pin.profile.name} {pin.pin}: hardware vs sitl vs sitl_models"
+    memo = pin_memo(pin, "three-way", pin.lenient, *table)
     kept = memo.get(pin) if memo is not None else None
     if kept is not None:
         return list(kept)
     # Only a result not kept needs the stages (their import is most of a warm run's time).
-    from ..render.comparison import render
-    from ..stages.compare import select
+    from ..render.comparison import selected_lines
 
-    comp = three_way(pin)
-    names = select(comp, only_differences, categories, params)
-    lines = list(render(comp, fmt, names, title))
+    lines = list(selected_lines(three_way(pin), table, title))
     if memo is not None:
         memo.put(lines)
     return lines
@@ -58,3 +51,19 @@ def compare_pins(project: Project, profile: str | None, pins: list[str], role: s
     sources = [p.source(role)._replace(role=f"{role}@{p.pin}") for p in each]
     others = tuple(m for p in each[:-1] for m in p.metadata_by_firmware().values())
     return compare(sources, each[-1].classifier(others), each[-1].metadata())
+
+
+def pins_lines(
+    project: Project,
+    profile: str | None,
+    pins: list[str],
+    role: str = "hardware",
+    table: TableOptions = EVERY_ROW,
+) -> Iterator[str]:
+    """`compare pins`: the rows of ``compare_pins`` that ``table`` selects."""
+    from ..render.comparison import selected_lines
+
+    if len(pins) < 2:
+        raise UsageError("give at least two pins, e.g. paramdiff compare pins 4.6 4.7")
+    title = f"{role} across pins " + " vs ".join(pins)
+    return selected_lines(compare_pins(project, profile, pins, role), table, title)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..model.params import READ_ONLY_MARK
 from ..model.values import format_value
-from ..stages.compare import ABSENT, NR, Comparison
+from ..stages.compare import ABSENT, NR, Comparison, TableOptions, select
 from ..stages.renames import Rename
 from .jsontext import dumps_indented
 
@@ -284,3 +284,9 @@ def _rename_json(rename: Rename) -> dict[str, Any]:
         "conversion": rename.conversion.describe(),
         "source": rename.source,
     }
+
+
+def selected_lines(comp: Comparison, table: TableOptions, title: str | None) -> Iterator[str]:
+    """The rows ``table`` selects, in its format."""
+    names = select(comp, table.only_differences, table.categories, table.params)
+    return render(comp, table.fmt, names, title)

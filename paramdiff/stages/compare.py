@@ -356,6 +356,18 @@ def check_categories(comp: Comparison, categories: tuple[str, ...]) -> None:
 # --------------------------------------------------------------------------- rendering
 
 
+class TableOptions(NamedTuple):
+    """Which rows of a comparison to show (``select``), and in which format."""
+
+    only_differences: bool = False
+    categories: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()
+    fmt: str = "text"
+
+
+EVERY_ROW = TableOptions()  # every row, as text
+
+
 def select(
     comp: Comparison,
     only_differences: bool = False,
