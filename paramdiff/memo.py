@@ -24,7 +24,10 @@ import functools
 import json
 import os
 import posixpath
+import site
+import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -33,7 +36,7 @@ from .config.sources import SOURCES_FILE
 from .digests import sha256_of
 from .errors import ParamdiffError
 from .fetch.verified import VerifiedIndex
-from .files import read_regular, write_atomic
+from .files import project_path, read_regular, write_atomic
 from .model.locked import LockedFile
 from .parse.launch import names_file, parse_launch, pinned_role
 
@@ -46,28 +49,52 @@ PACKAGE = Path(__file__).resolve().parent
 
 
 def fingerprint(folder: Path) -> str:
-    """Every file under ``folder`` (bytecode caches aside) by path, size and modification
-    time: how Python itself decides a .pyc is stale."""
+    """Every file under ``folder`` (bytecode caches aside): a module by path, size and
+    modification time (how Python itself decides a .pyc is stale), any other file (the
+    package's data: tables, physics, vehicleinfo) by its bytes."""
     entries = []
     for where, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
             path = os.path.join(where, name)
             st = os.stat(path)
-            entries.append(f"{os.path.relpath(path, folder)} {st.st_size} {st.st_mtime_ns}")
+            what = f"{st.st_size} {st.st_mtime_ns}"
+            if not name.endswith(".py"):
+                what = sha256_of(read_regular(path))
+            entries.append(f"{os.path.relpath(path, folder)} {what}")
     return sha256_of("\n".join(entries).encode())
+
+
+def installed() -> list[str]:
+    """The distributions installed beside paramdiff, by name and version (their
+    ``.dist-info`` folders): PyYAML, defusedxml and click read and print what is kept."""
+    names: list[str] = []
+    for folder in (*site.getsitepackages(), site.getusersitepackages()):
+        with contextlib.suppress(OSError):
+            names += sorted(e.name for e in os.scandir(folder) if e.name.endswith(".dist-info"))
+    return names
 
 
 @functools.cache
 def code_fingerprint() -> str:
-    """paramdiff's code and data as installed, and the interpreter that runs them."""
-    return sha256_of(f"{sys.version}\n{fingerprint(PACKAGE)}".encode())
+    """paramdiff's code and data as installed, what is installed with it, and the
+    interpreter that runs them."""
+    parts = [sys.version, fingerprint(PACKAGE), *installed()]
+    return sha256_of("\n".join(parts).encode())
+
+
+class NotKept(Exception):
+    """A project file the key would hold is not a plain file of the project (a symlink out
+    of it, a FIFO, a folder): the computation refuses it, so nothing is kept for it."""
 
 
 class Memo(NamedTuple):
-    """One result's place in the cache: ``results/<key>``."""
+    """One result's place in the cache (``results/<key>``) and how to compute its key again
+    from the files as they are now."""
 
     path: Path
+    key: str
+    key_now: Callable[[], str | None]
 
     def get(self, pin: Pin) -> Any | None:
         """The kept result, when the cache still holds every pinned file of ``pin`` as
@@ -86,6 +113,10 @@ class Memo(NamedTuple):
         return value
 
     def put(self, value: Any) -> None:
+        """Keep ``value``, unless an input changed while it was computed: it may have read
+        the new bytes, and must not be kept under the old ones' key."""
+        if self.key_now() != self.key:
+            return
         digest = sha256_of(json.dumps(value).encode())
         data = json.dumps({"format": MEMO_FORMAT, "sha256": digest, "value": value}).encode()
         # an unwritable cache costs the next run the time, nothing else
@@ -95,16 +126,26 @@ class Memo(NamedTuple):
             write_atomic(self.path, data)
 
 
-def pin_memo(pin: Pin, kind: str, *options: object) -> Memo | None:
-    """Where ``kind``'s result for this pin and these options is kept; None when the memo is
-    off or the pin reads a file no digest pins."""
-    if os.environ.get(ENV_MEMO, "1") == "0":
+def pin_memo(pin: Pin, kind: str, *options: object, committed: tuple[str, ...] = ()) -> Memo | None:
+    """Where ``kind``'s result for this pin and these options is kept; ``committed``: the
+    outputs the result compares (a check's derived file, report, top view), by their bytes.
+    None when the memo is off, or the pin reads a file no digest pins, or a file the key
+    would hold is not a plain file of the project."""
+    if os.environ.get(ENV_MEMO, "1") == "0" or not _only_pinned_files(pin):
         return None
-    inputs = pin_inputs(pin)
-    if inputs is None:
+
+    def key_now() -> str | None:
+        try:
+            inputs = pin_inputs(pin, committed)
+        except NotKept:
+            return None
+        head = [MEMO_FORMAT, code_fingerprint(), kind, options]
+        return sha256_of(json.dumps([*head, inputs]).encode())
+
+    key = key_now()
+    if key is None:
         return None
-    key = sha256_of(json.dumps([MEMO_FORMAT, code_fingerprint(), kind, options, inputs]).encode())
-    return Memo(pin.project.cache().root / "results" / key[:2] / key)
+    return Memo(pin.project.cache().root / "results" / key[:2] / key, key, key_now)
 
 
 def pinned_files_intact(pin: Pin) -> bool:
@@ -130,28 +171,44 @@ def pinned_files_intact(pin: Pin) -> bool:
     return True
 
 
-def pin_inputs(pin: Pin) -> dict[str, Any] | None:
-    """The project's files a pin's results are computed from, each by its sha256 (None for
-    one that is missing: the computation says what is wrong); None when the pin reads a file
-    nothing pins, so its results are never kept."""
-    profile = pin.profile
-    if not _only_pinned_files(pin):
-        return None
-    paths = [SOURCES_FILE, LOCK_FILE, profile.overlay or ""]
-    paths += [spec.path for spec in pin.specs.values() if spec.is_local]
-    return {
-        "profile": profile.name,
-        "pin": pin.pin,
-        "files": {p: file_digest(pin.config.root, p) for p in paths if p},
-    }
+def pin_inputs(pin: Pin, committed: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The project's files a pin's results are computed from (sources.yaml, the lock, the
+    overlay, its ``file:`` dumps) and the ``committed`` outputs, each by its sha256, read
+    the way the computation reads it (project_path: no symlink out of the project, none at
+    all for a file paramdiff writes); raises NotKept for one that is not a plain file."""
+    root, profile = pin.config.root, pin.profile
+    inputs = [LOCK_FILE, profile.overlay or ""]
+    inputs += [spec.path for spec in pin.specs.values() if spec.is_local]
+    files = {SOURCES_FILE: file_digest(root / SOURCES_FILE)}  # (read as load_config reads it)
+    files |= {p: file_digest(_inside(root, p)) for p in inputs if p}
+    files |= {p: file_digest(_inside(root, p, generated=True)) for p in committed if p}
+    return {"profile": profile.name, "pin": pin.pin, "files": files}
 
 
-def file_digest(root: Path, path: str) -> str | None:
-    """sha256 of a project file, None when it is not there (or not a regular file)."""
+def _inside(root: Path, path: str, generated: bool = False) -> Path:
     try:
-        return sha256_of(read_regular(root / path))
+        return project_path(root, path, generated=generated)
+    except ParamdiffError:
+        raise NotKept(path) from None
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a project file's bytes, or ``missing``; NotKept for anything but a regular
+    file (a FIFO or folder where the file goes is an error the computation reports)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return "missing"
+    except OSError:
+        raise NotKept(str(path)) from None
+    if stat.S_ISLNK(info.st_mode) and path.is_file():
+        info = os.stat(path)  # a link inside the project (project_path allowed it)
+    if not stat.S_ISREG(info.st_mode):
+        raise NotKept(str(path))
+    try:
+        return sha256_of(read_regular(path))
     except (OSError, ParamdiffError):
-        return None
+        raise NotKept(str(path)) from None
 
 
 def _only_pinned_files(pin: Pin) -> bool:

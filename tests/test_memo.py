@@ -190,3 +190,88 @@ def test_the_code_fingerprint_follows_every_file(tmp_path: Path) -> None:
     (package / "__pycache__").mkdir()
     (package / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"x")
     assert fingerprint(package) == changed  # bytecode is not code
+
+
+def test_an_input_changed_while_computing_is_not_kept(derived: tuple[Path, list[str]]) -> None:
+    """The result may have read the new bytes: it is never kept under the old ones' key."""
+    from paramdiff.memo import pin_memo
+    from paramdiff.pin import Pin
+    from paramdiff.project import Project
+
+    root, loc = derived
+    forget(loc)
+    pin = Pin(Project(root=root, cache_dir=cache_of(loc), offline=True), None, None)
+    memo = pin_memo(pin, "derive", "params", False)
+    assert memo is not None
+    overlay = root / "overlays/boat.yaml"
+    overlay.write_text(overlay.read_text() + "# edited while derive ran\n")
+    memo.put([["computed from which bytes?"], []])
+    assert not memo.path.exists()
+    overlay.write_text(overlay.read_text().replace("# edited while derive ran\n", ""))
+    memo.put([["from these"], []])  # the inputs as the key was made: kept
+    assert memo.path.exists()
+
+
+def link_to_copy(path: Path, folder: Path) -> None:
+    """``path`` replaced by a symlink to a copy of it in ``folder``."""
+    copy = folder / f"copy-{path.name}"
+    copy.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(copy)
+
+
+@pytest.mark.parametrize(
+    ("linked", "command", "refusal"),
+    [
+        ("overlays/boat.yaml", ["derive", "--check"], "leads outside the project"),
+        ("overlays/boat.yaml", ["check"], "leads outside the project"),
+        ("derived/boat_sitl.params", ["check"], "is a symlink"),
+        ("reports/boat-1.0.md", ["check"], "is a symlink"),
+    ],
+)
+def test_a_link_the_computation_refuses_is_refused_kept_or_not(
+    derived: tuple[Path, list[str]],
+    tmp_path: Path,
+    linked: str,
+    command: list[str],
+    refusal: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The key reads each file as the computation does (project_path): the same bytes behind
+    a symlink out of the project (or any link where paramdiff writes) are no hit."""
+    root, loc = derived
+    assert run_cli([*command, *loc]).exit_code == 0  # kept for the plain file
+    path = root / linked
+    link_to_copy(path, tmp_path if "outside" in refusal else path.parent)
+    result = run_cli([*command, *loc])
+    assert result.exit_code == 2, result.output
+    assert refusal in result.output
+    assert same(result, computed(command, loc, monkeypatch))
+
+
+@pytest.mark.parametrize("planted", ["fifo", "directory"])
+def test_a_fifo_or_folder_is_not_a_missing_file(
+    derived: tuple[Path, list[str]], planted: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, loc = derived
+    path = root / "derived/boat_sitl.params"
+    path.unlink()
+    assert run_cli(["check", *loc]).exit_code == 1  # kept: the file is missing
+    os.mkfifo(path) if planted == "fifo" else path.mkdir()
+    result = run_cli(["check", *loc])
+    assert same(result, computed(["check"], loc, monkeypatch)), result.output
+    assert result.exit_code == 2, result.output
+
+
+def test_package_data_counts_by_its_bytes(tmp_path: Path) -> None:
+    """A data file edited to the same size and modification time is another fingerprint
+    (a module is judged by size and time, as Python judges its .pyc)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    table = package / "types.tsv"
+    table.write_text("AP_Int16\t4\n")
+    os.utime(table, ns=(10**18, 10**18))
+    before = fingerprint(package)
+    table.write_text("AP_Int16\t9\n")
+    os.utime(table, ns=(10**18, 10**18))
+    assert fingerprint(package) != before

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..config.lock import require_entry
 from ..config.sources import svg_path
 from ..errors import ConfigError, DriftError, UsageError
-from ..memo import Memo, file_digest, pin_memo
+from ..memo import Memo, pin_memo
 from ..pin import Pin
 from ..project import Project
 from .outcome import CheckOutcome
@@ -129,15 +129,14 @@ def run_check(
 
 def _outputs_memo(ctx: Pin, asked: bool, own_derived: bool, own_report: bool) -> Memo | None:
     """Where the outputs' outcome is kept: per digest of the pin's inputs and of each
-    committed output it compares (None: not there)."""
-    root, committed = ctx.config.root, []
+    committed output it compares."""
+    committed = []
     if own_derived:
         committed.append(ctx.profile.derived_path(ctx.pin) or "")
     if own_report:
         report = ctx.profile.report_path(ctx.pin) or ""
         committed += [report, svg_path(report)]
-    digests = {path: file_digest(root, path) for path in committed}
-    return pin_memo(ctx, "check", asked, own_derived, own_report, digests)
+    return pin_memo(ctx, "check", asked, own_derived, own_report, committed=tuple(committed))
 
 
 def _has_own(template: str | None, ctx: Pin, asked: bool, report: bool = False) -> bool:
