@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .stages.compare import Comparison
+    from .comparison.compare import Comparison
 
 
 def compare(*sources: Any, **kw: Any) -> Comparison:
@@ -21,9 +21,9 @@ def compare(*sources: Any, **kw: Any) -> Comparison:
     whose ``.frame`` is a pandas DataFrame indexed by parameter name."""
     from pathlib import Path
 
+    from .comparison.compare import compare as _compare
     from .model.source import Source
     from .parse.local import local_sources
-    from .stages.compare import compare as _compare
 
     if all(isinstance(s, Source) for s in sources):
         return _compare(list(sources), **kw)

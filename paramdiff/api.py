@@ -20,10 +20,12 @@ from typing import Any
 
 from .check.review import review, review_files
 from .check.run import check_project
+from .comparison.compare import Comparison, Row, Status, TableOptions, Verdict
 from .config.lock import Lock, LockEntry
-from .config.overlay import Overlay
 from .config.roles import SourceSpec
 from .config.sources import Config, Profile
+from .derive.derived import Derived
+from .derive.layers import Layers
 from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
 from .jobs.compare import THREE_WAY, compare_pins, pins_lines, three_way, three_way_lines
 from .jobs.derive import derive_file, derived_lines, minimal_derived
@@ -39,16 +41,14 @@ from .jobs.verify import verify_vehicle
 from .model.metadata import Metadata
 from .model.params import Param, ParamFile
 from .model.source import Source
+from .overlay.file import Overlay
 from .pin import Pin
 from .project import Project
 from .render.params import render as render_params
 from .render.report import render_report
 from .render.report_inputs import ReportInputs
 from .render.sinks import Output, Outputs
-from .stages.compare import Comparison, Row, Status, TableOptions, Verdict
-from .stages.derive import Derived
 from .stages.fidelity import Fidelity
-from .stages.layers import Layers
 from .stages.review import Review
 from .vehicle.pull import Pulled, PullLimits, pull
 

@@ -25,17 +25,17 @@ from .project import Project, blueos_includes
 # and transports it runs (the fetch stack only when something is fetched), so `compare
 # three-way` on a warm cache never imports the report, the SVG or requests.
 if TYPE_CHECKING:
+    from .comparison.classify import Classifier
+    from .comparison.compare import Comparison
     from .config.lock import Lock, LockEntry
-    from .config.overlay import Overlay
+    from .derive.derived import Derived, Target
+    from .derive.layers import Layers, SitlRun
     from .fetch.engine import FetchedRole
     from .launch.verify import LaunchResult
+    from .overlay.file import Overlay
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
-    from .stages.classify import Classifier
-    from .stages.compare import Comparison
-    from .stages.derive import Derived, Target
     from .stages.geometry import ModelCheck
-    from .stages.layers import Layers, SitlRun
 
 CALIBRATION_ROLE = "calibration"
 # A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
@@ -245,7 +245,7 @@ class Pin:
         (another pin's) makes a separate one."""
         if not extra and self._classifier is not None:
             return self._classifier
-        from .stages.classify import Classifier
+        from .comparison.classify import Classifier
 
         made = Classifier(
             categories=self.config.categories,
@@ -259,7 +259,7 @@ class Pin:
 
     def compare(self, roles: list[str]) -> Comparison:
         """The aligned table of these roles, each with its own firmware's metadata."""
-        from .stages.compare import compare
+        from .comparison.compare import compare
 
         sources = [self.source(r) for r in roles]
         return compare(sources, self.classifier(), self.metadata())
@@ -274,7 +274,7 @@ class Pin:
                 f"profile '{profile.name}' declares no overlay/derived path",
                 "add 'overlay:' and 'derived:' to the profile in sources.yaml",
             )
-        from .config.overlay import load_overlay
+        from .overlay.file import load_overlay
 
         return load_overlay(self.config.root, profile.overlay, memo=self.project.cache())
 
@@ -291,14 +291,14 @@ class Pin:
                 "frames in sources.yaml",
             )
         if frame not in self._stacked:
-            from .stages.layers import stack
+            from .derive.layers import stack
 
             roles = self.profile.frames[frame]
             self._stacked[frame] = stack([self.source(r) for r in roles], frame, roles)
         return self._stacked[frame]
 
     def derive_target(self) -> Target:
-        from .stages.derive import Target
+        from .derive.derived import Target
 
         inputs = [self.source_meta(r) for r in self.specs if r == CALIBRATION_ROLE]
         inputs += [self.source_meta(r) for r in self.metadata_roles()]
@@ -345,7 +345,7 @@ class Pin:
     @once
     def _built(self) -> Derived:
         """The derived file's values and provenance, before its header's launch line."""
-        from .stages.derive import build
+        from .derive.derived import build
 
         overlay = self.overlay()
         return build(
@@ -413,7 +413,7 @@ class Pin:
         frame_defaults = self.frame_defaults()
         if frame_defaults is None:
             return None
-        from .stages.layers import sitl_run
+        from .derive.layers import sitl_run
 
         return sitl_run(
             frame_defaults,

@@ -32,8 +32,8 @@ def test_mypy_is_clean() -> None:
 
 
 def test_lower_layers_never_import_higher_ones() -> None:
-    """setup.cfg's [importlinter] contract: cli > check > jobs > pin > project > render > stages >
-    fetch > config > parse > model > files/digests > errors."""
+    """setup.cfg's [importlinter] contract: cli > check > jobs > memo > pin > project > render > launch > stages > derive > comparison >
+    fetch > overlay > config > parse > model > files/digests > errors."""
     result = subprocess.run(
         [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
         cwd=ROOT,
@@ -170,5 +170,5 @@ def test_diff_of_two_files_imports_no_cache_and_no_sdf_reader(tmp_path: Path) ->
     a.write_text("# Version: 4.6.3-STABLE\nSR0_EXTRA1 10\nFRAME_CLASS 2\n")
     b.write_text("# Version: 4.7.0-BETA\nMAV1_EXTRA1 1\nFRAME_CLASS 2\n")
     modules = imported_by("diff", str(a), str(b), cwd=tmp_path)
-    assert "paramdiff.stages.renames" in modules  # it paired the renamed stream rate
+    assert "paramdiff.comparison.renames" in modules  # it paired the renamed stream rate
     assert loaded(modules, DIFF_NEVER) == []

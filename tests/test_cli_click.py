@@ -26,10 +26,10 @@ from helpers import (
 
 from paramdiff.cli import main
 from paramdiff.cli.app import COMMANDS, paramdiff
+from paramdiff.comparison.classify import Classifier
+from paramdiff.comparison.compare import compare, select
 from paramdiff.model.categories import Category
 from paramdiff.parse.local import local_sources
-from paramdiff.stages.classify import Classifier
-from paramdiff.stages.compare import compare, select
 
 HW, SITL = str(FIXTURES / "hardware.params"), str(FIXTURES / "sitl.params")
 SCRIPT = Path(sys.executable).parent / "paramdiff"  # the venv's console script

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from helpers import FIXTURES, run_cli
 
+from paramdiff.derive.layers import stack
 from paramdiff.model.source import Source
 from paramdiff.parse.params import parse_params
 from paramdiff.render.layers import render_layers
-from paramdiff.stages.layers import stack
 
 
 def invoke(*args: str) -> object:

@@ -17,14 +17,14 @@ from helpers import ROOT, location_args, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramdiff.config.overlay import Delta, Overlay
+from paramdiff.derive.derived import Derived, Line
 from paramdiff.model.source import Source
 from paramdiff.model.values import float32
+from paramdiff.overlay.file import Delta, Overlay
 from paramdiff.parse.loaders import LOADERS, ardupilot_defaults, disagreements
 from paramdiff.parse.params import parse_params
 from paramdiff.render.params import LINE_MAX, comment_lines, read_provenance, render
 from paramdiff.render.sinks import join_lines
-from paramdiff.stages.derive import Derived, Line
 
 AP = "ArduPilot defaults reader (sim_vehicle.py --add-param-file)"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from paramdiff.config.overlay import parse_overlay
 from paramdiff.errors import ConfigError, InputError
+from paramdiff.overlay.file import parse_overlay
 from paramdiff.parse.sdf import read_channels
 from paramdiff.parse.sdf_thruster import read_actuation
 from paramdiff.render.fidelity import actuator_consequence, actuator_section

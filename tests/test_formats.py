@@ -163,7 +163,7 @@ def test_round_trip_property(table: dict[str, float], fmt: str) -> None:
 
 def test_library_compare_gives_a_dataframe_on_demand() -> None:
     import paramdiff
-    from paramdiff.stages.compare import Verdict
+    from paramdiff.comparison.compare import Verdict
 
     comp = paramdiff.compare(FIXTURES / "hardware.params", FIXTURES / "sitl.params")
     roles = comp.roles

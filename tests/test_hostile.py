@@ -472,9 +472,9 @@ def test_a_wrong_type_at_any_key_is_one_error_line_never_a_crash(kind: str) -> N
     import yaml
 
     from paramdiff.config.lock import parse_lock
-    from paramdiff.config.overlay import parse_overlay
     from paramdiff.config.sources import parse_config
     from paramdiff.errors import ParamdiffError
+    from paramdiff.overlay.file import parse_overlay
 
     readers = {
         "sources": lambda b: parse_config(b, "sources.yaml", Path(".")),

@@ -12,7 +12,7 @@ import pytest
 from helpers import ROOT, location_args, run_cli, tree_bytes
 
 from paramdiff.config.sources import load_config
-from paramdiff.config.starter import ADOPTER_FILES, shipped, shipped_profiles
+from paramdiff.jobs.init import ADOPTER_FILES, shipped, shipped_profiles
 
 SEED_DERIVED = "blueboat_gazebo/params/blueboat_sitl.params"
 
@@ -64,13 +64,13 @@ def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
         "overlays/bluerov2_heavy_sitl.yaml",
         "overlays/holybro_x500_sitl.yaml",
         "pre-commit-config.yaml",  # init's .pre-commit-config.yaml
-        "renames.yaml",  # the renames compare pairs (paramdiff/stages/renames.py)
+        "renames.yaml",  # the renames compare pairs (paramdiff/comparison/renames.py)
         "sources.yaml",
     ]
     assert (data / "workflows" / "paramdiff.yml").read_bytes() == (
         ROOT / ".github/workflows/paramdiff.yml"
     ).read_bytes()
-    assert (data / "renames.json").is_file()  # what diff reads (paramdiff/stages/renames.py)
+    assert (data / "renames.json").is_file()  # what diff reads (paramdiff/comparison/renames.py)
 
 
 def test_init_writes_one_profile_with_the_derived_path_adjusted(tmp_path: Path) -> None:

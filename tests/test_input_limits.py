@@ -20,9 +20,9 @@ from helpers import (
     tree_bytes,
 )
 
-from paramdiff.config.overlay import MAX_REASON
 from paramdiff.errors import InputError
 from paramdiff.files import INPUT_LIMIT, TEXT_LIMIT
+from paramdiff.overlay.file import MAX_REASON
 from paramdiff.render.sinks import Output, emit
 
 

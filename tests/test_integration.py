@@ -352,8 +352,8 @@ def test_a_per_pin_derived_path_lets_each_pin_write_its_own_file(
 def test_arming_check_converts_as_the_4_7_firmware_did_on_the_real_boat(upstream: Path) -> None:
     """BlueBoat120.params at 4.6 says ARMING_CHECK 4124; at 4.7 the boat says ARMING_SKIPCHK
     1043938. The conversion with Rover-4.6's documented bits gives exactly that."""
+    from paramdiff.comparison.renames import arming_checks_to_skips
     from paramdiff.model.metadata import parse_pdef
-    from paramdiff.stages.renames import arming_checks_to_skips
 
     mirror = upstream / "raw" / "ArduPilot" / "ParameterRepository"
     pdef = next(mirror.glob("*/Rover-4.6/apm.pdef.json"))
@@ -474,8 +474,8 @@ def test_every_shipped_rename_agrees_with_the_4_6_and_4_7_metadata(upstream: Pat
     """For Rover and Copter: a rename whose old name 4.6 defines and whose new name 4.7 defines
     is not defined under both names by either version, and a ×0.01 conversion is exactly a
     centi-unit becoming its unit (cm → m, cdeg/s → deg/s) in the metadata's own words."""
+    from paramdiff.comparison.renames import known_renames
     from paramdiff.model.metadata import parse_pdef
-    from paramdiff.stages.renames import known_renames
 
     repo = upstream / "raw" / "ArduPilot" / "ParameterRepository"
 

@@ -372,7 +372,7 @@ SHA = "ab" * 32
 
 
 def test_acknowledgements_parse() -> None:
-    from paramdiff.config.overlay import parse_overlay
+    from paramdiff.overlay.file import parse_overlay
 
     text = OVERLAY.format(
         entries=f"  - {{model: sitl_models, finding: 'x:  y', sha256: {SHA}, reason: why}}\n"
@@ -395,8 +395,8 @@ def test_acknowledgements_parse() -> None:
     ],
 )
 def test_bad_acknowledgements_name_the_line(entry: str, says: str) -> None:
-    from paramdiff.config.overlay import parse_overlay
     from paramdiff.errors import ConfigError
+    from paramdiff.overlay.file import parse_overlay
 
     with pytest.raises(ConfigError, match=says) as info:
         parse_overlay(OVERLAY.format(entries=entry).encode(), "o.yaml")

@@ -11,11 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from paramdiff.errors import InputError
-from paramdiff.model.metadata import ParamMeta
-from paramdiff.parse.local import local_sources
-from paramdiff.stages.compare import RENAMED, RENAMED_DIFFERS, compare
-from paramdiff.stages.renames import (
+from paramdiff.comparison.compare import RENAMED, RENAMED_DIFFERS, compare
+from paramdiff.comparison.renames import (
     REGENERATE,
     Conversion,
     arming_checks_to_skips,
@@ -25,6 +22,9 @@ from paramdiff.stages.renames import (
     parse_renames,
     table_bytes,
 )
+from paramdiff.errors import InputError
+from paramdiff.model.metadata import ParamMeta
+from paramdiff.parse.local import local_sources
 
 OLD = """# Version: 4.6.3-STABLE
 SR0_EXTRA1 10

@@ -10,15 +10,8 @@ import pytest
 from helpers import ROOT
 from mavlink_vehicle import MAV_PARAM_TYPE_REAL32, Vehicle, tcp_vehicle
 
-from paramdiff.errors import ConfigError, DriftError
-from paramdiff.jobs.derive import minimal_derived
-from paramdiff.jobs.verify import expected, verify_vehicle
-from paramdiff.model.params import Param, ParamFile
-from paramdiff.model.source import Source
-from paramdiff.pin import Pin
-from paramdiff.project import Options
-from paramdiff.stages.layers import stack
-from paramdiff.stages.running import (
+from paramdiff.derive.layers import stack
+from paramdiff.derive.running import (
     NOT_IN_FIRMWARE,
     SET_AFTER_BOOT,
     STORED_SURVIVED,
@@ -27,6 +20,13 @@ from paramdiff.stages.running import (
     runs_anyway,
     verify_running,
 )
+from paramdiff.errors import ConfigError, DriftError
+from paramdiff.jobs.derive import minimal_derived
+from paramdiff.jobs.verify import expected, verify_vehicle
+from paramdiff.model.params import Param, ParamFile
+from paramdiff.model.source import Source
+from paramdiff.pin import Pin
+from paramdiff.project import Options
 from paramdiff.vehicle.pull import PullLimits
 
 

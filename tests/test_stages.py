@@ -7,22 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from paramdiff.config.overlay import parse_overlay
+from paramdiff.comparison.classify import Classifier
+from paramdiff.comparison.compare import DIFFERS, SAME, SET, Status, Verdict, compare
 from paramdiff.config.sources import Profile
+from paramdiff.derive.derived import Target, build
+from paramdiff.derive.layers import sitl_run, stack
 from paramdiff.model.categories import Category, GlobSet, ScriptParams, compile_globs
 from paramdiff.model.metadata import parse_pdef
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
+from paramdiff.overlay.file import parse_overlay
 from paramdiff.parse.params import parse_params
 from paramdiff.parse.sdf import read_channels
 from paramdiff.render.params import render as render_params
 from paramdiff.render.report import render_report
 from paramdiff.render.report_inputs import ReportInputs
 from paramdiff.stages.channels import channel_findings
-from paramdiff.stages.classify import Classifier
-from paramdiff.stages.compare import DIFFERS, SAME, SET, Status, Verdict, compare
-from paramdiff.stages.derive import Target, build
-from paramdiff.stages.layers import sitl_run, stack
 from paramdiff.stages.validate import ERROR, WARNING, validate
 
 

@@ -14,13 +14,15 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..comparison.compare import compare
 from ..config.lock import LOCK_FILE, require_entry
-from ..config.overlay import Overlay, load_overlay
 from ..config.roles import PARAM_FORMATS
 from ..config.sources import SOURCES_FILE, load_config
+from ..derive.derived import Derived
 from ..errors import ConfigError, DriftError, InputError, ParamdiffError, StaleOverlayError
 from ..files import INPUT_LIMIT, project_path, read_regular
 from ..jobs.report import report_inputs
+from ..overlay.file import Overlay, load_overlay
 from ..parse.params import parse_params
 from ..pin import Pin
 from ..project import Project
@@ -29,8 +31,6 @@ from ..render.params import render_derived
 from ..render.report import render_report
 from ..render.review import render_json, render_markdown
 from ..render.sinks import Output, Outputs, check_file, output_for
-from ..stages.compare import compare
-from ..stages.derive import Derived
 from ..stages.review import (
     Attention,
     ProfileReview,

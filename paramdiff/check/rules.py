@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config.sources import svg_path
+from ..derive.derived import Derived
 from ..errors import InputError, StaleOverlayError
 from ..files import TEXT_LIMIT, first_difference, project_path, read_regular
 from ..jobs.report import report_inputs
@@ -22,7 +23,6 @@ from ..render.report import render_report
 from ..render.report_model import render_picture
 from ..render.sinks import check_file, join_lines
 from ..stages.channels import SOURCES
-from ..stages.derive import Derived
 from ..stages.fidelity import is_actuator_acknowledgement
 from ..stages.validate import ERROR, validate
 from .fidelity import actuator_outcome, loop_rate_line

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import click
 
+from ..comparison.compare import TableOptions
 from ..jobs import compare as jobs
 from ..pin import Pin
 from ..project import Project
-from ..stages.compare import TableOptions
 from . import options as opt
 from .lazy import CommandGroup
 from .output import echo_lines

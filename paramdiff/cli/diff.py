@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
+from ..comparison.compare import TableOptions
 from ..jobs.local import Reading, diff_files
-from ..stages.compare import TableOptions
 from . import options as opt
 from .output import echo_lines
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from click.shell_completion import CompletionItem
 
-from ..config.starter import shipped_descriptions, starter, write_starter
+from ..jobs.init import shipped_descriptions, starter, write_starter
 from ..render.safe_text import visible
 from . import options as opt
 from .output import echo

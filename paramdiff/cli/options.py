@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ..comparison.compare import FORMATS as TABLE_FORMATS
+from ..comparison.compare import TableOptions
 from ..errors import UsageError
 from ..files import missing_file_problem
-from ..stages.compare import FORMATS as TABLE_FORMATS
-from ..stages.compare import TableOptions
 from ..vehicle import PULL_TIMEOUT
 from .output import progress
 

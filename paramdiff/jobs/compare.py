@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..comparison.compare import EVERY_ROW, TableOptions
 from ..errors import UsageError
 from ..memo import pin_memo
 from ..pin import Pin
 from ..project import Project
-from ..stages.compare import EVERY_ROW, TableOptions
 
 if TYPE_CHECKING:
-    from ..stages.compare import Comparison
+    from ..comparison.compare import Comparison
 
 THREE_WAY = ("hardware", "sitl", "sitl_models")
 
@@ -45,7 +45,7 @@ def compare_pins(project: Project, profile: str | None, pins: list[str], role: s
 
     Each side keeps its own firmware's metadata; categories use every pin's metadata.
     """
-    from ..stages.compare import compare
+    from ..comparison.compare import compare
 
     each = [Pin(project, profile, name) for name in pins]
     sources = [p.source(role)._replace(role=f"{role}@{p.pin}") for p in each]

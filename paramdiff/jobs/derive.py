@@ -15,7 +15,7 @@ from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
 from ..render.sinks import Output, Outputs, output_for
 
 if TYPE_CHECKING:
-    from ..stages.derive import Derived
+    from ..derive.derived import Derived
 
 
 def derive_file(
@@ -80,8 +80,8 @@ def minimal_derived(pin: Pin) -> Derived:
             "tcp:127.0.0.1:5760 -o field/defaults.params), commit it and add it as role "
             f"'{FIRMWARE_DEFAULTS_ROLE}: {{file: field/defaults.params}}'",
         )
-    from ..stages.derive import minimal
-    from ..stages.running import runs_anyway
+    from ..derive.derived import minimal
+    from ..derive.running import runs_anyway
 
     _same_firmware(pin.source(FIRMWARE_DEFAULTS_ROLE), pin.source(pin.overlay().base))
     defaults = pin.source(FIRMWARE_DEFAULTS_ROLE).file.params.values()

@@ -13,7 +13,7 @@ from ..render.launch import launch_text
 from ..render.layers import render_layers
 
 if TYPE_CHECKING:
-    from ..stages.layers import Flag, Layers
+    from ..derive.layers import Flag, Layers
 
 
 def layers_lines(
@@ -53,8 +53,8 @@ def layers(pin: Pin, frame: str | None, files: list[Path]) -> tuple[Layers, list
             f"profile '{profile.name}' names no sitl_frame",
             f"pass --frame (one of: {', '.join(profile.frames)})",
         )
+    from ..derive.layers import stack, unchosen
     from ..parse.local import local_source
-    from ..stages.layers import stack, unchosen
 
     added = [local_source(f, role=f.as_posix()) for f in files] or [pin.derived_source()]
     result = stack([*defaults.layers, *added], defaults.frame, defaults.frame_roles)

@@ -6,12 +6,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from ..comparison.compare import TableOptions, compare, select
 from ..errors import UsageError
 from ..model.mavtypes import qgc_types
 from ..parse.local import local_source, local_sources
 from ..parse.params import write_rows
 from ..render.comparison import render, selected_lines
-from ..stages.compare import TableOptions, compare, select
 from .local_meta import categorise_local
 
 
@@ -57,7 +57,7 @@ def diff_files(
     comp = compare(sources, classifier)
     names = select(comp, table.only_differences, table.categories, table.params)
     if defaults is not None:
-        from ..stages.running import changes_from_defaults  # (diff A B never needs the layers)
+        from ..derive.running import changes_from_defaults  # (diff A B never needs the layers)
 
         names = changes_from_defaults(comp, names)
         return Shown(render(comp, table.fmt, names, None), differs=bool(names))

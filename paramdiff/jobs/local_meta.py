@@ -6,7 +6,7 @@ folder pins metadata for that vehicle and major.minor (a metadata role whose pat
 ``<Vehicle>-<major.minor>/apm.pdef.json``, ParameterRepository's layout) and the cache holds it,
 the file is read with that metadata (display names, value labels) and classified by that
 pin's categories. Nothing is downloaded: without the metadata in the cache, or without a
-project, the rows are "uncategorised" (stages/compare.py UNCATEGORISED) and the table says so.
+project, the rows are "uncategorised" (comparison/compare.py UNCATEGORISED) and the table says so.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from ..errors import ParamdiffError
 from ..model.metadata import firmware_of
 
 if TYPE_CHECKING:
+    from ..comparison.classify import Classifier
     from ..model.source import Source
     from ..pin import Pin
-    from ..stages.classify import Classifier
 
 # Words of a ``# Vehicle:`` header -> ParameterRepository's vehicle folder name.
 VEHICLE_WORDS = (

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..derive.layers import Layers
+from ..derive.running import Verification, verify_running
 from ..errors import DriftError
-from ..jobs.layers import layers
 from ..launch.verify import launch_layers
 from ..pin import Pin
 from ..render.texttable import table
-from ..stages.layers import Layers
-from ..stages.running import Verification, verify_running
 from ..vehicle.pull import Progress, Pulled, PullLimits, pull
+from .layers import layers
 
 HEADERS = ["parameter", "runs", "expected", "set by", "likely cause"]
 

@@ -13,21 +13,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from ..config.overlay import Acknowledgement
+from ..derive.layers import Layers, stack
 from ..digests import sha256_of
 from ..errors import ConfigError, InputError
 from ..model.source import Source
+from ..overlay.file import Acknowledgement
 from ..parse.launch import SIM_VEHICLE, Launch, names_file, parse_launch, pinned_role
-from ..stages.layers import Layers, stack
 from . import builtin, gazebo
 from .physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
 from .pilot import Row, pilot_test
 
 if TYPE_CHECKING:
-    from ..config.overlay import Overlay
     from ..config.roles import SourceSpec
     from ..config.sources import Config, Profile
     from ..model.metadata import Metadata
+    from ..overlay.file import Overlay
     from ..parse.sdf import Channel
     from ..parse.sdf_paths import Resolver
     from ..stages.actuators import Actuator

@@ -7,10 +7,10 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from ..comparison.compare import ABSENT, NR, Comparison, TableOptions, select
+from ..comparison.renames import Rename
 from ..model.params import READ_ONLY_MARK
 from ..model.values import format_value
-from ..stages.compare import ABSENT, NR, Comparison, TableOptions, select
-from ..stages.renames import Rename
 from .jsontext import dumps_indented
 
 

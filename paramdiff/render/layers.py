@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..derive.derived import Derived
+from ..derive.layers import Flag, Layers
 from ..model.metadata import Metadata
 from ..model.values import format_value
-from ..stages.derive import Derived
-from ..stages.layers import Flag, Layers
 
 
 def firmware_defaults(layers: Layers, metadata: Metadata) -> str:

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..config.roles import LOCAL_REPO
+from ..derive.derived import DERIVE_FORMATS, Derived, Line
 from ..errors import ConfigError
 from ..model.params import Param, ParamFile
 from ..model.source import Source
 from ..model.values import format_value
 from ..parse.loaders import LOADERS, disagreements
 from ..parse.params import write_rows
-from ..stages.derive import DERIVE_FORMATS, Derived, Line
 from .safe_text import visible
 from .sinks import join_lines
 

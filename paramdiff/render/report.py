@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from ..comparison.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from ..config.roles import LOCAL_REPO
 from ..model.values import format_value, same_value
-from ..stages.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Comparison, Status
 from .comparison import render
 from .fidelity import actuator_consequence, actuator_section
 from .layers import layer_md

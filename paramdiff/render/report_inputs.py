@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ..comparison.compare import Comparison, Status
 from ..config.sources import Profile
+from ..derive.derived import Derived
+from ..derive.layers import SitlRun
 from ..model.metadata import Metadata
 from ..parse.sdf import Channel
 from ..stages.actuators import Geometry
 from ..stages.channels import Finding
-from ..stages.compare import Comparison, Status
-from ..stages.derive import Derived
 from ..stages.fidelity import Fidelity
-from ..stages.layers import SitlRun
 
 if TYPE_CHECKING:
     from ..launch.verify import LaunchResult

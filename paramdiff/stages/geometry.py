@@ -39,8 +39,8 @@ from .rotors import quad_rule
 from .thrusters import THROTTLE_LEFT, THROTTLE_RIGHT, six_dof_rule, skid_rule
 
 if TYPE_CHECKING:
-    from .derive import Derived
-    from .layers import SitlRun
+    from ..derive.derived import Derived
+    from ..derive.layers import SitlRun
 
 
 def output_functions(

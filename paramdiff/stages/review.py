@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..comparison.compare import SAME, Comparison
 from ..config.lock import Lock, LockEntry
-from ..config.overlay import Delta, Overlay
+from ..derive.derived import Derived, Line, natural_key
 from ..model.metadata import Metadata
 from ..model.source import Source
 from ..model.values import format_value, same_value
-from .compare import SAME, Comparison
-from .derive import Derived, Line, natural_key
+from ..overlay.file import Delta, Overlay
 
 REBOOT_FLAG = "RebootRequired"
 

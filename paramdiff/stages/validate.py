@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..comparison.classify import Classifier
 from ..model.metadata import Metadata
 from ..model.params import Param, ParamFile
-from .classify import Classifier
 
 ERROR = "error"  # ArduPilot ignores or refuses the value
 WARNING = "warning"  # the metadata's range/enum/bits are advisory; ArduPilot stores the value

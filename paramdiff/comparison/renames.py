@@ -177,7 +177,9 @@ def parse_renames(text: str) -> dict[str, Rename]:
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
 TABLE_FILE = "paramdiff/data/renames.json"
-REGENERATE = '.venv/bin/python -c "from paramdiff.stages.renames import write_table; write_table()"'
+REGENERATE = (
+    '.venv/bin/python -c "from paramdiff.comparison.renames import write_table; write_table()"'
+)
 
 
 @cache

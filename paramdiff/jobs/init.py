@@ -17,12 +17,12 @@ from typing import Any
 
 import yaml
 
+from ..config.sources import SOURCES_FILE, Config, parse_config
+from ..config.yaml12 import Dumper
+from ..config.yamlfile import load_yaml
 from ..errors import ConfigError, ParamdiffError
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
-from .overlay import parse_overlay
-from .sources import SOURCES_FILE, Config, parse_config
-from .yaml12 import Dumper
-from .yamlfile import load_yaml
+from ..overlay.file import parse_overlay
 
 HEADER = """\
 # sources.yaml — which upstream files describe the vehicle, per pin; written by

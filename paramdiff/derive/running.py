@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+from ..comparison.compare import Comparison
 from ..model.params import Param
 from ..model.values import format_value, same_value
-from .compare import Comparison
 from .layers import Effective, Layers
 
 STORED_SURVIVED = (

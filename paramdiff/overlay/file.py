@@ -14,6 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..config.validators import check_keys, globs, mapping, sequence, text, version
+from ..config.yamlfile import ParsedMemo, YamlDoc, load_yaml
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError
 from ..files import TEXT_LIMIT, project_path, read_regular
@@ -21,8 +23,6 @@ from ..model.categories import GlobSet
 from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.values import check_name, format_value, parse_number, same_value
-from .validators import check_keys, globs, mapping, sequence, text, version
-from .yamlfile import ParsedMemo, YamlDoc, load_yaml
 
 
 class Delta(NamedTuple):

@@ -11,15 +11,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from ..config.overlay import Delta, Overlay, Rule, validate_deltas
+from ..comparison.classify import Classifier
 from ..config.sources import derive_command
 from ..errors import ConfigError
 from ..model.metadata import Metadata
 from ..model.params import Param
 from ..model.source import Source
 from ..model.values import format_value
+from ..overlay.file import Delta, Overlay, Rule, validate_deltas
 from ..parse.params import WRITE_FORMATS
-from .classify import Classifier
 from .layers import Layers
 from .running import repeats_baseline
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..comparison.classify import Classifier
 from ..model.params import Param
 from ..model.source import Source
 from ..model.values import same_value
-from .classify import Classifier
 
 
 @dataclass(slots=True)
