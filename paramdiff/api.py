@@ -29,13 +29,15 @@ from .derive.layers import Layers
 from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
 from .jobs.compare import THREE_WAY, compare_pins, pins_lines, three_way, three_way_lines
 from .jobs.derive import derive_file, derived_lines, minimal_derived
+from .jobs.diff import diff_files
 from .jobs.fetch import fetch_project
 from .jobs.fidelity import pinned_fidelity
 from .jobs.history import history
 from .jobs.layers import layers, layers_lines
-from .jobs.local import Reading, Shown, diff_files, show_file
+from .jobs.local import Reading, Shown
 from .jobs.pull import pull_file
 from .jobs.report import report_files, report_inputs
+from .jobs.show import show_file
 from .jobs.validate import validate_file
 from .jobs.verify import verify_vehicle
 from .model.metadata import Metadata

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..comparison.compare import TableOptions
-from ..jobs.local import Reading, diff_files
+from ..jobs.diff import diff_files
+from ..jobs.local import Reading
 from . import options as opt
 from .output import echo_lines
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..comparison.compare import TableOptions
-from ..jobs.local import Reading, show_file
+from ..jobs.local import Reading
+from ..jobs.show import show_file
 from . import options as opt
 from .output import echo_lines, warn
 
