@@ -97,6 +97,11 @@ def run(cmd: list[str], env: dict[str, str], count_output: bool = False) -> Run:
     return Run(seconds, usage.ru_maxrss / 1024, proc.returncode, printed)
 
 
+# pip compiles the installed modules to bytecode as a user's install does; a shell that sets
+# PYTHONDONTWRITEBYTECODE would leave them uncompiled and every measured run paying for it.
+INSTALL_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def peer_environment() -> Path:
     """bench/.venv-peer's python, made (venv + pip, requirements from the bench extra) when
     absent; the peer never shares paramdiff's environment."""
@@ -109,7 +114,7 @@ def peer_environment() -> Path:
     reqs = [r for r in cfg["options.extras_require"]["bench"].splitlines() if r.strip()]
     print(f"making {PEER_ENV.relative_to(ROOT)} with {', '.join(reqs)} ...", file=sys.stderr)
     subprocess.run([PY, "-m", "venv", str(PEER_ENV)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True, env=INSTALL_ENV)
     return python
 
 
@@ -119,10 +124,12 @@ def ours_environment() -> None:
     if not (OURS_ENV / "bin" / "python").exists():
         print(f"making {OURS_ENV.relative_to(ROOT)} ...", file=sys.stderr)
         subprocess.run([PY, "-m", "venv", str(OURS_ENV)], check=True)
-        subprocess.run([OURS_PY, "-m", "pip", "install", "-q", str(ROOT)], check=True)
+        subprocess.run(
+            [OURS_PY, "-m", "pip", "install", "-q", str(ROOT)], check=True, env=INSTALL_ENV
+        )
     # --force-reinstall --no-deps: the tree as it is now, whatever its version string says
     pip = [OURS_PY, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(ROOT)]
-    subprocess.run(pip, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(pip, check=True, stdout=subprocess.DEVNULL, env=INSTALL_ENV)
     # the wheel build leaves build/ and *.egg-info in the tree; they are gitignored
 
 
