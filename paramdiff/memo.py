@@ -50,15 +50,16 @@ PACKAGE = Path(__file__).resolve().parent
 
 def fingerprint(folder: Path) -> str:
     """Every file under ``folder`` (bytecode caches aside): a module by path, size and
-    modification time (how Python itself decides a .pyc is stale), any other file (the
-    package's data: tables, physics, vehicleinfo) by its bytes."""
+    modification time (how Python itself decides a .pyc is stale) and its change time (which
+    no ``touch`` sets back), any other file (the package's data: tables, physics,
+    vehicleinfo) by its bytes."""
     entries = []
     for where, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
             path = os.path.join(where, name)
             st = os.stat(path)
-            what = f"{st.st_size} {st.st_mtime_ns}"
+            what = f"{st.st_size} {st.st_mtime_ns} {st.st_ctime_ns}"
             if not name.endswith(".py"):
                 what = sha256_of(read_regular(path))
             entries.append(f"{os.path.relpath(path, folder)} {what}")
@@ -89,12 +90,13 @@ class NotKept(Exception):
 
 
 class Memo(NamedTuple):
-    """One result's place in the cache (``results/<key>``) and how to compute its key again
-    from the files as they are now."""
+    """One result's place in the cache (``results/<key>``) and how to look at its inputs
+    again: their key, and each file's identity (inode, size, modification and change times)."""
 
     path: Path
     key: str
-    key_now: Callable[[], str | None]
+    key_now: Callable[[], tuple[str, list[Any]] | None]
+    files: list[Any]
 
     def get(self, pin: Pin) -> Any | None:
         """The kept result, when the cache still holds every pinned file of ``pin`` as
@@ -115,8 +117,8 @@ class Memo(NamedTuple):
     def put(self, value: Any) -> None:
         """Keep ``value``, unless an input changed while it was computed: it may have read
         the new bytes, and must not be kept under the old ones' key."""
-        if self.key_now() != self.key:
-            return
+        if self.key_now() != (self.key, self.files):
+            return  # (a file replaced and put back meanwhile has another change time)
         digest = sha256_of(json.dumps(value).encode())
         data = json.dumps({"format": MEMO_FORMAT, "sha256": digest, "value": value}).encode()
         # an unwritable cache costs the next run the time, nothing else
@@ -134,18 +136,19 @@ def pin_memo(pin: Pin, kind: str, *options: object, committed: tuple[str, ...] =
     if os.environ.get(ENV_MEMO, "1") == "0" or not _only_pinned_files(pin):
         return None
 
-    def key_now() -> str | None:
+    def key_now() -> tuple[str, list[Any]] | None:
         try:
-            inputs = pin_inputs(pin, committed)
+            inputs, files = pin_inputs(pin, committed)
         except NotKept:
             return None
         head = [MEMO_FORMAT, code_fingerprint(), kind, options]
-        return sha256_of(json.dumps([*head, inputs]).encode())
+        return sha256_of(json.dumps([*head, inputs]).encode()), files
 
-    key = key_now()
-    if key is None:
+    now = key_now()
+    if now is None:
         return None
-    return Memo(pin.project.cache().root / "results" / key[:2] / key, key, key_now)
+    key, files = now
+    return Memo(pin.project.cache().root / "results" / key[:2] / key, key, key_now, files)
 
 
 def pinned_files_intact(pin: Pin) -> bool:
@@ -171,18 +174,33 @@ def pinned_files_intact(pin: Pin) -> bool:
     return True
 
 
-def pin_inputs(pin: Pin, committed: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The project's files a pin's results are computed from (sources.yaml, the lock, the
-    overlay, its ``file:`` dumps) and the ``committed`` outputs, each by its sha256, read
-    the way the computation reads it (project_path: no symlink out of the project, none at
-    all for a file paramdiff writes); raises NotKept for one that is not a plain file."""
-    root, profile = pin.config.root, pin.profile
-    inputs = [LOCK_FILE, profile.overlay or ""]
-    inputs += [spec.path for spec in pin.specs.values() if spec.is_local]
-    files = {SOURCES_FILE: file_digest(root / SOURCES_FILE)}  # (read as load_config reads it)
-    files |= {p: file_digest(_inside(root, p)) for p in inputs if p}
-    files |= {p: file_digest(_inside(root, p, generated=True)) for p in committed if p}
-    return {"profile": profile.name, "pin": pin.pin, "files": files}
+def pin_inputs(pin: Pin, committed: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[Any]]:
+    """What a pin's results are computed from, by sha256: sources.yaml and the lock as the
+    pin parsed them (at the start of the run), the overlay, its ``file:`` dumps and the
+    ``committed`` outputs as they are now, each read the way the computation reads it
+    (project_path: no symlink out of the project, none at all for a file paramdiff writes);
+    and every one of those files' identity. NotKept for one that is not a plain file."""
+    root, profile, lock = pin.config.root, pin.profile, pin.lock()
+    if not pin.config.sha256 or lock is None or not lock.sha256:
+        raise NotKept(LOCK_FILE)  # (read some other way than from the project's files)
+    files = {SOURCES_FILE: pin.config.sha256, LOCK_FILE: lock.sha256}
+    paths = [(p, False) for p in [profile.overlay or ""] if p]
+    paths += [(spec.path, False) for spec in pin.specs.values() if spec.is_local]
+    paths += [(p, True) for p in committed if p]
+    identities = [_identity(root / SOURCES_FILE), _identity(root / LOCK_FILE)]
+    for path, generated in paths:
+        where = _inside(root, path, generated)
+        files[path] = file_digest(where)
+        identities.append(_identity(where))
+    return {"profile": profile.name, "pin": pin.pin, "files": files}, identities
+
+
+def _identity(path: Path) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def _inside(root: Path, path: str, generated: bool = False) -> Path:

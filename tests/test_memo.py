@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from helpers import CliResult, run_cli, unwritable
 
-from paramdiff.memo import fingerprint
+from paramdiff.memo import fingerprint, pin_memo
+from paramdiff.pin import Pin
+from paramdiff.project import Project
 
 COMMANDS = [["derive", "--check"], ["compare", "three-way"], ["check"]]
 
@@ -192,24 +194,43 @@ def test_the_code_fingerprint_follows_every_file(tmp_path: Path) -> None:
     assert fingerprint(package) == changed  # bytecode is not code
 
 
-def test_an_input_changed_while_computing_is_not_kept(derived: tuple[Path, list[str]]) -> None:
-    """The result may have read the new bytes: it is never kept under the old ones' key."""
-    from paramdiff.memo import pin_memo
-    from paramdiff.pin import Pin
-    from paramdiff.project import Project
+def boat_pin(root: Path, loc: list[str]) -> Pin:
+    return Pin(Project(root=root, cache_dir=cache_of(loc), offline=True), None, None)
 
+
+def test_an_input_changed_while_computing_is_not_kept(derived: tuple[Path, list[str]]) -> None:
+    """The result may have read the new bytes: never kept under the old ones' key, nor when
+    the file was put back meanwhile (same bytes, another change time)."""
     root, loc = derived
     forget(loc)
-    pin = Pin(Project(root=root, cache_dir=cache_of(loc), offline=True), None, None)
-    memo = pin_memo(pin, "derive", "params", False)
+    memo = pin_memo(boat_pin(root, loc), "derive", "params", False)
     assert memo is not None
     overlay = root / "overlays/boat.yaml"
-    overlay.write_text(overlay.read_text() + "# edited while derive ran\n")
+    original = overlay.read_text()
+    overlay.write_text(original + "# edited while derive ran\n")
     memo.put([["computed from which bytes?"], []])
     assert not memo.path.exists()
-    overlay.write_text(overlay.read_text().replace("# edited while derive ran\n", ""))
-    memo.put([["from these"], []])  # the inputs as the key was made: kept
-    assert memo.path.exists()
+    overlay.write_text(original)  # put back: the same bytes as the key says
+    memo.put([["computed from the edit?"], []])
+    assert not memo.path.exists()
+    again = pin_memo(boat_pin(root, loc), "derive", "params", False)
+    assert again is not None and again.path == memo.path  # the same inputs: the same key
+    again.put([["computed from these"], []])
+    assert again.path.exists()
+
+
+def test_sources_yaml_counts_as_parsed_not_as_on_disk(derived: tuple[Path, list[str]]) -> None:
+    """sources.yaml is parsed when the run starts: a result computed from that config is
+    kept under its bytes, never under a file that replaced it before the key was made."""
+    root, loc = derived
+    forget(loc)
+    pin = boat_pin(root, loc)  # parses sources.yaml
+    sources = root / "sources.yaml"
+    sources.write_text(sources.read_text().replace("categories:", "# edited\ncategories:", 1))
+    old = pin_memo(pin, "derive", "params", False)
+    new = pin_memo(boat_pin(root, loc), "derive", "params", False)
+    assert old is not None and new is not None
+    assert old.path != new.path
 
 
 def link_to_copy(path: Path, folder: Path) -> None:

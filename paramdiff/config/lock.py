@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..digests import sha256_of
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
@@ -81,6 +82,7 @@ class Lock:
     """sources.lock: every entry by (profile, pin, role)."""
 
     entries: dict[tuple[str, str, str], LockEntry] = field(default_factory=dict)
+    sha256: str = ""  # of the bytes parsed (read_lock): what a result kept for it names
 
     def get(self, profile: str, pin: str, role: str) -> LockEntry | None:
         return self.entries.get((profile, pin, role))
@@ -199,7 +201,9 @@ def read_lock(root: Path, memo: ParsedMemo | None = None) -> Lock | None:
         data = read_regular(project_path(root, LOCK_FILE), limit=TEXT_LIMIT, label=LOCK_FILE)
     except FileNotFoundError:
         return None
-    return parse_lock(data, memo=memo)
+    lock = parse_lock(data, memo=memo)
+    lock.sha256 = sha256_of(data)
+    return lock
 
 
 def write_lock(root: Path, lock: Lock) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
+from ..digests import sha256_of
 from ..errors import ConfigError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import Category, ScriptParams
@@ -121,6 +122,7 @@ class Config:
     root: Path
     categories: tuple[Category, ...]
     profiles: dict[str, Profile]
+    sha256: str = ""  # of the bytes parsed (load_config): what a result kept for it names
 
     def profile(self, name: str | None) -> Profile:
         if name is None:
@@ -446,4 +448,6 @@ def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:
             f"no {SOURCES_FILE} in {root}",
             f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
         ) from None
-    return parse_config(data, SOURCES_FILE, root, memo)
+    config = parse_config(data, SOURCES_FILE, root, memo)
+    config.sha256 = sha256_of(data)
+    return config
