@@ -23,7 +23,6 @@ import contextlib
 import functools
 import json
 import os
-import posixpath
 import site
 import stat
 import sys
@@ -37,8 +36,7 @@ from .digests import sha256_of
 from .errors import ParamdiffError
 from .fetch.verified import VerifiedIndex
 from .files import project_path, read_regular, write_atomic
-from .model.locked import LockedFile
-from .parse.launch import names_file, parse_launch, pinned_role
+from .parse.launch import file_kind, parse_launch
 
 if TYPE_CHECKING:
     from .pin import Pin
@@ -128,6 +126,26 @@ class Memo(NamedTuple):
             write_atomic(self.path, data)
 
 
+def remembered(
+    pin: Pin,
+    kind: str,
+    options: tuple[object, ...],
+    make: Callable[[], Any],
+    committed: tuple[str, ...] = (),
+) -> Any:
+    """``make()``'s value (plain JSON data), or the one kept for the very same inputs
+    (``pin_memo``); a value made is kept for the next run."""
+    memo = pin_memo(pin, kind, *options, committed=committed)
+    if memo is not None:
+        kept = memo.get(pin)
+        if kept is not None:
+            return kept
+    value = make()
+    if memo is not None:
+        memo.put(value)
+    return value
+
+
 def pin_memo(pin: Pin, kind: str, *options: object, committed: tuple[str, ...] = ()) -> Memo | None:
     """Where ``kind``'s result for this pin and these options is kept; ``committed``: the
     outputs the result compares (a check's derived file, report, top view), by their bytes.
@@ -165,11 +183,9 @@ def pinned_files_intact(pin: Pin) -> bool:
             continue  # its bytes are in the key (pin_inputs)
         if entry is None:
             return False
-        for f in (LockedFile(spec.path, entry.size, entry.sha256, entry.blob), *entry.includes):
-            seen = index.get(spec.repo, entry.commit, f.path)
-            if seen is None or (seen.size, seen.sha256, seen.blob) != (f.size, f.sha256, f.blob):
-                return False
-            if not cache.holds(seen.sha256, seen.size):
+        for f in entry.files():
+            seen = index.as_locked(spec.repo, entry.commit, f)
+            if seen is None or not cache.holds(seen.sha256, seen.size):
                 return False
     return True
 
@@ -236,15 +252,10 @@ def _only_pinned_files(pin: Pin) -> bool:
     roles = (*profile.target_models, *(d.model for d in profile.launches if d.model))
     if any(role not in pin.specs for role in roles):
         return False
-    target = profile.derived_path(pin.pin) or ""
+    target = profile.derived_path(pin.pin)
     try:
         launches = [parse_launch(d.command) for d in profile.launches]
     except ParamdiffError:
         return False  # the computation says what is wrong with the command
-    for launch in launches:
-        for f in launch.files:
-            frame = f.origin.startswith("frame")
-            pinned = pinned_role(pin.specs, posixpath.normpath(f.path), exact=frame)
-            if pinned is None and not (target and names_file(f.path, target)):
-                return False
-    return True
+    files = [f for launch in launches for f in launch.files]
+    return all(file_kind(pin.specs, f, target)[0] != "local" for f in files)

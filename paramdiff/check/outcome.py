@@ -45,18 +45,9 @@ class CheckOutcome:
         self.located += other.located
         self.fixes += [f for f in other.fixes if f not in self.fixes]
 
-    def to_json(self) -> dict[str, list[Any]]:
-        return {
-            "findings": self.findings,
-            "fixes": self.fixes,
-            "passed": self.passed,
-            "diffs": self.diffs,
-            "warnings": self.warnings,
-            "located": [list(loc) for loc in self.located],
-        }
-
     @classmethod
     def from_json(cls, data: dict[str, list[Any]]) -> CheckOutcome:
-        located = [Located(*loc) for loc in data["located"]]
-        lists = {k: list(data[k]) for k in ("findings", "fixes", "passed", "diffs", "warnings")}
-        return cls(**lists, located=located)
+        """The outcome ``dataclasses.asdict`` gave (read back as JSON: each Located a list)."""
+        fields = dict(data)
+        located = [Located(*loc) for loc in fields.pop("located")]
+        return cls(**fields, located=located)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from ..config.lock import require_entry
 from ..config.sources import svg_path
 from ..errors import ConfigError, DriftError, UsageError
-from ..memo import Memo, pin_memo
+from ..memo import remembered
 from ..pin import Pin
 from ..project import Project
 from .outcome import CheckOutcome
@@ -110,33 +112,34 @@ def run_check(
     own_report = _has_own(ctx.profile.report, ctx, asked, report=True)
     if not own_derived and not own_report:
         return out  # nothing committed for this pin: its lock was the check
-    plain = not models and launch is None and world is None
-    memo = _outputs_memo(ctx, asked, own_derived, own_report) if plain else None
-    kept = memo.get(ctx) if memo is not None else None
-    if kept is not None:
-        out.extend(CheckOutcome.from_json(kept))
-        return out
-    # Only an outcome not kept needs the rules (their import is most of a warm run's time).
-    from .rules import check_outputs
 
-    outputs = CheckOutcome()
-    check_outputs(ctx, outputs, own_derived, own_report, asked, models or [], launch, world)
-    if memo is not None:
-        memo.put(outputs.to_json())
-    out.extend(outputs)
+    def make() -> dict[str, Any]:
+        # Only an outcome not kept needs the rules (their import is most of a warm run's time).
+        from .rules import check_outputs
+
+        outputs = CheckOutcome()
+        check_outputs(ctx, outputs, own_derived, own_report, asked, models or [], launch, world)
+        return asdict(outputs)
+
+    if models or launch is not None or world is not None:
+        outcome = make()  # a file named on the command line: nothing pins it
+    else:
+        committed = _committed(ctx, own_derived, own_report)
+        options = (asked, own_derived, own_report)
+        outcome = remembered(ctx, "check", options, make, committed)
+    out.extend(CheckOutcome.from_json(outcome))
     return out
 
 
-def _outputs_memo(ctx: Pin, asked: bool, own_derived: bool, own_report: bool) -> Memo | None:
-    """Where the outputs' outcome is kept: per digest of the pin's inputs and of each
-    committed output it compares."""
+def _committed(ctx: Pin, own_derived: bool, own_report: bool) -> tuple[str, ...]:
+    """The committed outputs the rules compare: the derived file, the report, its top view."""
     committed = []
     if own_derived:
         committed.append(ctx.profile.derived_path(ctx.pin) or "")
     if own_report:
         report = ctx.profile.report_path(ctx.pin) or ""
         committed += [report, svg_path(report)]
-    return pin_memo(ctx, "check", asked, own_derived, own_report, committed=tuple(committed))
+    return tuple(committed)
 
 
 def _has_own(template: str | None, ctx: Pin, asked: bool, report: bool = False) -> bool:

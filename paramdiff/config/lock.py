@@ -66,6 +66,10 @@ class LockEntry:
     def is_local(self) -> bool:
         return self.repo == LOCAL_REPO
 
+    def files(self) -> list[LockedFile]:
+        """The locked file, then each file it includes."""
+        return [LockedFile(self.path, self.size, self.sha256, self.blob), *self.includes]
+
     def to_yaml(self) -> dict[str, Any]:
         if self.is_local:  # a file of this repository: no repository, ref or commit
             return {"file": self.path, **{k: getattr(self, k) for k in LOCAL_FIELDS}}

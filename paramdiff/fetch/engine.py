@@ -260,14 +260,11 @@ class _Engine:
     ) -> tuple[bytes, VerifiedFile] | None:
         """Cached bytes, only if this cache verified them for (repo, commit, path) and they
         are what the lock records. Anything else is a miss: re-verified at the source."""
-        seen = self.verified.get(spec.repo, commit, path)
+        if locked is not None:
+            seen = self.verified.as_locked(spec.repo, commit, locked)
+        else:
+            seen = self.verified.get(spec.repo, commit, path)
         if seen is None:
-            return None
-        if locked is not None and (seen.size, seen.sha256, seen.blob) != (
-            locked.size,
-            locked.sha256,
-            locked.blob,
-        ):
             return None
         self._within_limit(spec, path, seen.size, "as cached")
         data = self.cache.get(seen.sha256)  # re-hashed: the very bytes the record verified
@@ -438,12 +435,9 @@ class _Engine:
             return True
         if resolve or entry is None:
             return False
-        files = [LockedFile(spec.path, entry.size, entry.sha256, entry.blob), *entry.includes]
-        for f in files:
-            seen = self.verified.get(spec.repo, entry.commit, f.path)
-            if seen is None or (seen.size, seen.sha256, seen.blob) != (f.size, f.sha256, f.blob):
-                return False
-            if not self.cache.present(seen.sha256, seen.size):
+        for f in entry.files():
+            seen = self.verified.as_locked(spec.repo, entry.commit, f)
+            if seen is None or not self.cache.present(seen.sha256, seen.size):
                 return False  # (a damaged entry found later is fetched again by ``one``)
         return True
 
@@ -465,11 +459,8 @@ def verify_cached(
     entry = require_entry(lock, profile.name, pin, spec)
     if entry.includes or entry.size > input_limit(spec.format):
         return None  # (materialize says what is wrong with an oversized one)
-    seen = VerifiedIndex(cache.root).get(spec.repo, entry.commit, spec.path)
-    locked = (entry.size, entry.sha256, entry.blob)
-    if seen is None or (seen.size, seen.sha256, seen.blob) != locked:
-        return None
-    return entry if cache.holds(seen.sha256, seen.size) else None
+    seen = VerifiedIndex(cache.root).as_locked(spec.repo, entry.commit, entry.files()[0])
+    return entry if seen is not None and cache.holds(seen.sha256, seen.size) else None
 
 
 def materialize(

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from ..errors import FetchError, ParamdiffError
 from ..files import READ_FLAGS, write_atomic
+from ..model.locked import LockedFile
 
 INDEX_DIR = "verified"
 MAX_RECORD_BYTES = 16 * 1024  # a record is ~400 bytes; paths are bounded well below this
@@ -60,6 +61,18 @@ class VerifiedIndex:
     def path_for(self, repo: str, commit: str, path: str) -> Path:
         key = _key(repo, commit, path)
         return self.root / key[:2] / f"{key}.json"
+
+    def as_locked(self, repo: str, commit: str, locked: LockedFile) -> VerifiedFile | None:
+        """The verified record of ``locked``'s path at ``commit`` when it is what the lock
+        records (size, sha256, git blob); None for any other record, or none."""
+        seen = self.get(repo, commit, locked.path)
+        if seen is None or (seen.size, seen.sha256, seen.blob) != (
+            locked.size,
+            locked.sha256,
+            locked.blob,
+        ):
+            return None
+        return seen
 
     def get(self, repo: str, commit: str, path: str) -> VerifiedFile | None:
         """The verified record for this key, or None (absent, damaged, or not for this key)."""

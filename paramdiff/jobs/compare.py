@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..comparison.compare import EVERY_ROW, TableOptions
 from ..errors import UsageError
-from ..memo import pin_memo
+from ..memo import remembered
 from ..pin import Pin
 from ..project import Project
 
@@ -27,16 +27,14 @@ def three_way_lines(pin: Pin, table: TableOptions = EVERY_ROW) -> list[str]:
     """`compare three-way`: the rows of ``three_way`` that ``table`` selects, kept per
     digest of their inputs (paramdiff/memo.py) and read back while nothing changed."""
     title = f"{pin.profile.name} {pin.pin}: hardware vs sitl vs sitl_models"
-    memo = pin_memo(pin, "three-way", pin.lenient, *table)
-    kept = memo.get(pin) if memo is not None else None
-    if kept is not None:
-        return list(kept)
-    # Only a result not kept needs the stages (their import is most of a warm run's time).
-    from ..render.comparison import selected_lines
 
-    lines = list(selected_lines(three_way(pin), table, title))
-    if memo is not None:
-        memo.put(lines)
+    def make() -> list[str]:
+        # Only a result not kept needs the stages (their import is most of a warm run's time).
+        from ..render.comparison import selected_lines
+
+        return list(selected_lines(three_way(pin), table, title))
+
+    lines: list[str] = remembered(pin, "three-way", (pin.lenient, *table), make)
     return lines
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..config.sources import derive_command
 from ..errors import ConfigError, UsageError
-from ..memo import pin_memo
+from ..memo import remembered
 from ..model.metadata import firmware_of
 from ..model.source import Source
 from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
@@ -36,19 +36,17 @@ def derived_lines(
 ) -> tuple[list[str], list[str]]:
     """The derived file's lines in ``fmt`` and the warnings about them, kept per digest of
     their inputs (paramdiff/memo.py): read back, not derived again, while nothing changed."""
-    memo = pin_memo(pin, "derive", fmt, minimal)
-    kept = memo.get(pin) if memo is not None else None
-    if kept is not None:
-        return kept[0], kept[1]
-    # Only a result not kept needs the stages (their import is most of a warm run's time).
-    from ..render.params import derived_qgc_types, render
 
-    derived = minimal_derived(pin) if minimal else pin.derived()
-    warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
-    made = (list(render(derived, fmt)), [warning] if warning else [])
-    if memo is not None:
-        memo.put(made)
-    return made
+    def make() -> list[list[str]]:
+        # Only a result not kept needs the stages (their import is most of a warm run's time).
+        from ..render.params import derived_qgc_types, render
+
+        derived = minimal_derived(pin) if minimal else pin.derived()
+        warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
+        return [list(render(derived, fmt)), [warning] if warning else []]
+
+    lines, warnings = remembered(pin, "derive", (fmt, minimal), make)
+    return lines, warnings
 
 
 def _minimal_output(pin: Pin, output: Path | None) -> None:

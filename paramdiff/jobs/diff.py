@@ -35,7 +35,7 @@ def diff_files(
         from ..derive.running import changes_from_defaults  # (diff A B never needs the layers)
 
         names = changes_from_defaults(comp, names)
-        return Shown(render(comp, table.fmt, names, None), differs=bool(names))
-    # exit 1: the README's exit code for differences; the table says which
-    differs = any(comp.rows[n].status.disagrees for n in names)
+        differs = bool(names)
+    else:  # exit 1: the README's exit code for differences; the table says which
+        differs = any(comp.rows[n].status.disagrees for n in names)
     return Shown(render(comp, table.fmt, names, None), differs=differs)

@@ -8,7 +8,6 @@ parameters), the pilot-input rows, and which findings an overlay acknowledgement
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -18,7 +17,7 @@ from ..digests import sha256_of
 from ..errors import ConfigError, InputError
 from ..model.source import Source
 from ..overlay.file import Acknowledgement
-from ..parse.launch import SIM_VEHICLE, Launch, names_file, parse_launch, pinned_role
+from ..parse.launch import SIM_VEHICLE, Launch, file_kind, parse_launch
 from . import builtin, gazebo
 from .physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
 from .pilot import Row, pilot_test
@@ -104,16 +103,14 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
     target = ctx.profile.derived_path(ctx.pin)
     out = []
     for f in launch.files:
-        frame_file = f.origin.startswith("frame")
-        norm = posixpath.normpath(f.path)
-        if target and names_file(f.path, target):
+        kind, role = file_kind(ctx.specs, f, target)
+        if kind == "derived":
             out.append(Layer(f.path, f.origin, "derived", derived))
             continue
-        role = pinned_role(ctx.specs, norm, exact=frame_file)
         if role is not None:
             out.append(Layer(f.path, f.origin, "pinned", ctx.source(role)))
             continue
-        if frame_file:
+        if f.origin.startswith("frame"):
             raise ConfigError(
                 f"launch {launch.text!r} loads {f.path} ({f.origin}), which profile "
                 f"'{ctx.profile.name}' pin {ctx.pin} does not pin",

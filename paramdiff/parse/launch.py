@@ -281,10 +281,22 @@ def pinned_role(specs: dict[str, Any], path: str, exact: bool) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def names_file(written: str, path: str) -> bool:
+def _names_file(written: str, path: str) -> bool:
     """Whether a defaults file as a command writes it is the repository path ``path``."""
     norm = posixpath.normpath(written)
     return norm == path or norm.endswith("/" + path)
+
+
+def file_kind(
+    specs: dict[str, Any], f: DefaultsFile, derived: str | None
+) -> tuple[str, str | None]:
+    """What a file of a launch's defaults list is: ``("derived", None)`` — the profile's
+    derived path —, ``("pinned", role)`` — a pinned parameter role (a frame's file only by
+    its exact repository path) —, or ``("local", None)``: a file on disk nothing pins."""
+    if derived and _names_file(f.path, derived):
+        return "derived", None
+    role = pinned_role(specs, posixpath.normpath(f.path), exact=f.origin.startswith("frame"))
+    return ("pinned", role) if role is not None else ("local", None)
 
 
 def launch_roles(specs: dict[str, Any], commands: list[str]) -> set[str]:
@@ -296,7 +308,7 @@ def launch_roles(specs: dict[str, Any], commands: list[str]) -> set[str]:
     }
     for command in commands:
         for f in parse_launch(command).files:
-            role = pinned_role(specs, posixpath.normpath(f.path), f.origin.startswith("frame"))
+            _, role = file_kind(specs, f, None)
             if role is not None:
                 out.add(role)
     return out

@@ -273,10 +273,7 @@ def derived_rows(d: Derived) -> list[Param]:
 def values_source(d: Derived) -> Source:
     """The derived file's values as every loader reads them back (``float`` of the text each
     line writes, which verify_loaders proves for the file written), without rendering it."""
-    rows = {}
-    for ln in d.lines:
-        text = format_value(ln.value)
-        rows[ln.name] = Param(ln.name, float(text), text, d.target, 0)
+    rows = {p.name: p._replace(value=float(p.text), file=d.target) for p in derived_rows(d)}
     return Source(role=d.target, file=ParamFile(d.target, "params", rows))
 
 
