@@ -119,7 +119,7 @@ def test_every_module_says_what_it_owns() -> None:
 
 # What a warm run must never import: the fetch stack (a warm cache needs no network code), the
 # YAML stack (accepted YAML is kept as JSON in the cache), tabulate (texttable.py draws every
-# table but fetch's and layers'), and, on Linux with HOME set, platformdirs (fetch/cache.py).
+# table but fetch's and layers').
 WARM_NEVER = (
     "paramdiff.fetch.resolve",
     "paramdiff.fetch.transports",
@@ -132,7 +132,6 @@ WARM_NEVER = (
     "socket",
     "yaml",
     "tabulate",
-    "platformdirs",
     "pandas",
 )
 # `diff` of two parameter files reads neither the cache nor an SDF model.

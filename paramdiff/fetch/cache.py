@@ -16,9 +16,7 @@ import contextlib
 import hashlib
 import io
 import os
-import posixpath
 import stat
-import sys
 from pathlib import Path
 
 from ..digests import sha256_of
@@ -33,31 +31,9 @@ def default_cache_dir() -> Path:
     env = os.environ.get(ENV_CACHE)
     if env:
         return Path(env)
-    linux = _linux_cache_dir()
-    if linux is not None:
-        return linux
-    from platformdirs import user_cache_dir
+    from platformdirs import user_cache_dir  # (only without --cache-dir / PARAMDIFF_CACHE)
 
     return Path(user_cache_dir("paramdiff"))
-
-
-def _linux_cache_dir() -> Path | None:
-    """platformdirs' answer on Linux where every version since 3.0 agrees on it, without its
-    import (5.5 ms: tempfile, shutil, random): $XDG_CACHE_HOME/paramdiff when that is an
-    absolute path, $HOME/.cache/paramdiff when it is unset or blank and $HOME is absolute.
-    Anything else (a relative XDG_CACHE_HOME, an Android app, another OS) asks platformdirs."""
-    if (
-        sys.platform != "linux"
-        or hasattr(sys, "getandroidapilevel")
-        or "ANDROID_ROOT" in os.environ
-    ):
-        return None
-    xdg, home = os.environ.get("XDG_CACHE_HOME", ""), os.environ.get("HOME", "")
-    if posixpath.isabs(xdg):
-        return Path(xdg, "paramdiff")
-    if not xdg.strip() and posixpath.isabs(home):
-        return Path(os.path.expanduser("~/.cache"), "paramdiff")
-    return None
 
 
 HASH_CHUNK = 256 * 1024
