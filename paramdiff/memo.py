@@ -96,11 +96,8 @@ class Memo(NamedTuple):
     key_now: Callable[[], tuple[str, list[Any]] | None]
     files: list[Any]
 
-    def get(self, pin: Pin) -> Any | None:
-        """The kept result, when the cache still holds every pinned file of ``pin`` as
-        verified (what a computation would read: a damaged file is a miss, as there)."""
-        if not pinned_files_intact(pin):
-            return None
+    def get(self) -> Any | None:
+        """The kept result (None: none, or damaged)."""
         try:
             entry = json.loads(read_regular(self.path))
         except (OSError, ValueError, ParamdiffError):
@@ -136,8 +133,10 @@ def remembered(
     """``make()``'s value (plain JSON data), or the one kept for the very same inputs
     (``pin_memo``); a value made is kept for the next run."""
     memo = pin_memo(pin, kind, *options, committed=committed)
-    if memo is not None:
-        kept = memo.get(pin)
+    # Read back only while the cache holds every pinned file as verified: a computation
+    # would read them, and a damaged one is a miss there.
+    if memo is not None and pinned_files_intact(pin):
+        kept = memo.get()
         if kept is not None:
             return kept
     value = make()

@@ -160,7 +160,3 @@ class Project:
             str(Path(os.path.abspath(self.cache().root))): "inside paramdiff's cache directory",
         }
         return ProjectFiles(config.root, files, folders)
-
-
-# The command line builds its location options as this name; they are the project.
-Options = Project

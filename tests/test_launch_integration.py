@@ -107,10 +107,10 @@ def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
 def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     from paramdiff.launch.verify import adhoc
     from paramdiff.pin import Pin
-    from paramdiff.project import Options
+    from paramdiff.project import Project
 
     mirror = upstream
-    ctx = Pin(Options(root=ROOT, mirror=str(mirror)), "blueboat", None)
+    ctx = Pin(Project(root=ROOT, mirror=str(mirror)), "blueboat", None)
     result = adhoc(ctx, ROS2, [])
     params = result.params
     assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
@@ -160,9 +160,9 @@ def test_a_copy_of_the_model_with_other_bytes_is_not_acknowledged(
     repo: list[str], tmp_path: Path, upstream: Path
 ) -> None:
     from paramdiff.pin import Pin
-    from paramdiff.project import Options
+    from paramdiff.project import Project
 
-    ctx = Pin(Options(root=ROOT, mirror=str(upstream)), "blueboat", None)
+    ctx = Pin(Project(root=ROOT, mirror=str(upstream)), "blueboat", None)
     _, _, data, _ = ctx.pinned_model("sitl_models")
     copy = tmp_path / "blueboat/model.sdf"
     copy.parent.mkdir()
@@ -192,9 +192,9 @@ def test_swapped_jointnames_with_kept_topics_are_found(
     # The geometry follows <jointName>, which now agrees with the derived file's channels; what
     # moves is the Thruster each cmd_topic reaches, so the boat still steers the wrong way.
     from paramdiff.pin import Pin
-    from paramdiff.project import Options
+    from paramdiff.project import Project
 
-    ctx = Pin(Options(root=ROOT, mirror=str(upstream)), "blueboat", None)
+    ctx = Pin(Project(root=ROOT, mirror=str(upstream)), "blueboat", None)
     _, _, data, _ = ctx.pinned_model("sitl_models")
     text = data.decode()
     port, stbd = "<jointName>motor_port_joint<", "<jointName>motor_stbd_joint<"

@@ -26,7 +26,7 @@ from paramdiff.jobs.verify import expected, verify_vehicle
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
 from paramdiff.pin import Pin
-from paramdiff.project import Options
+from paramdiff.project import Project
 from paramdiff.vehicle.pull import PullLimits
 
 
@@ -105,7 +105,7 @@ def blueboat(tmp_path_factory: pytest.TempPathFactory, upstream: Path) -> Pin:
     for name in ("sources.yaml", "sources.lock", "overlays", "derived"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, base / name)
-    options = Options(root=base, cache_dir=base / ".cache", mirror=str(mirror))
+    options = Project(root=base, cache_dir=base / ".cache", mirror=str(mirror))
     return Pin(options, "blueboat", "4.7")
 
 
@@ -173,7 +173,7 @@ def test_minimal_derive_leaves_out_what_runs_anyway(project: Path, tmp_path: Pat
     (project / "sources.yaml").write_text(
         yaml.replace("        calibration: {", role + "        calibration: {")
     )
-    options = Options(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
+    options = Project(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
     loc = location_args(project, tmp_path / "c", tmp_path / "mirror")
     from helpers import run_cli
 
@@ -199,7 +199,7 @@ def test_minimal_needs_a_firmware_defaults_role(project: Path, tmp_path: Path) -
         run_cli(["fetch", *location_args(project, tmp_path / "c", tmp_path / "mirror")]).exit_code
         == 0
     )
-    options = Options(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
+    options = Project(root=project, cache_dir=tmp_path / "c", mirror=str(tmp_path / "mirror"))
     with pytest.raises(ConfigError, match="has no 'firmware_defaults' role"):
         minimal_derived(Pin(options, None, None))
 

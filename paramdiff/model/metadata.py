@@ -7,10 +7,11 @@ ReadOnly / RebootRequired flags.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from ..errors import InputError
 from .values import format_value
@@ -92,22 +93,6 @@ def label_of(meta: ParamMeta | LabelTables, value: float) -> str:
     return f"{text} {meta.units}".strip() if meta.units else text
 
 
-class _Once(Generic[T]):
-    """functools.cached_property without its lock (Python 3.11 took it on every first read,
-    ~1 us; 3.12 dropped it): made on first read, then kept in the instance's __dict__."""
-
-    def __init__(self, make: Callable[[Any], T]) -> None:
-        self.make = make
-        self.name = make.__name__
-
-    def __get__(self, obj: Any, owner: type | None = None) -> T:
-        if obj is None:  # read from the class (help(), inspect)
-            return self  # type: ignore[return-value]
-        value = self.make(obj)
-        obj.__dict__[self.name] = value
-        return value
-
-
 @dataclass(eq=False)  # an entry's view, made once per name per run (Metadata.get)
 class ParamMeta:
     """One parameter's entry in apm.pdef.json."""
@@ -116,15 +101,15 @@ class ParamMeta:
     raw: dict[str, Any]
 
     # one ParamMeta per name per run (Metadata.get): a table reads these often
-    @_Once
+    @functools.cached_property
     def range(self) -> tuple[float, float] | None:
         return _range(self.raw)
 
-    @_Once
+    @functools.cached_property
     def values(self) -> dict[float, str]:
         return _values(self.raw)
 
-    @_Once
+    @functools.cached_property
     def bitmask(self) -> dict[int, str]:
         return _bitmask(self.raw)
 
