@@ -171,15 +171,16 @@ def pin_memo(pin: Pin, kind: str, *options: object, committed: tuple[str, ...] =
 def pinned_files_intact(pin: Pin) -> bool:
     """Whether the cache holds each locked file of the pin's upstream roles (and each file it
     includes) as this cache verified it for that repo, commit and path, the bytes hashing to
-    the lock's sha256 (hashed as read, not kept: Cache.holds)."""
+    the lock's sha256 (hashed as read, not kept: Cache.holds); a role the pin verified in
+    this run already (check verifies every one first) is not looked at again."""
     lock, cache = pin.lock(), pin.project.cache()
     if lock is None:
         return False
-    index = VerifiedIndex(cache.root)
+    index, verified = VerifiedIndex(cache.root), pin.verified_roles()
     for spec in pin.specs.values():
         entry = lock.get(pin.profile.name, pin.pin, spec.role)
-        if spec.is_local:
-            continue  # its bytes are in the key (pin_inputs)
+        if spec.is_local or spec.role in verified:
+            continue  # (a local role's bytes are in the key: pin_inputs)
         if entry is None:
             return False
         for f in entry.files():

@@ -106,6 +106,10 @@ class Pin:
             )
         return {r: self._fetched[r] for r in roles if r in self._fetched}
 
+    def verified_roles(self) -> set[str]:
+        """The roles whose locked bytes this pin has verified in this run (read, or hashed)."""
+        return set(self._fetched) | set(self._entries)
+
     def locked_entry(self, role: str) -> LockEntry:
         """``role``'s lock entry, its bytes verified in the cache (or fetched) once per run;
         a metadata file's are hashed as read, not kept (see engine.verify_cached)."""
