@@ -120,10 +120,11 @@ class Project:
 
     def project_files(self) -> ProjectFiles:
         """What a user-named output (-o) may not overwrite: the project's inputs and outputs
-        (every profile's overlay, models, derived files, reports and top views, per pin),
-        its git folders and the cache (paramdiff/outputs.py)."""
+        (every profile's overlay, models, derived files, reports, top views and verification
+        records, per pin), its git folders and the cache (paramdiff/outputs.py)."""
         from .config.lock import LOCK_FILE
         from .config.sources import svg_path
+        from .derive.record import record_path
         from .outputs import ProjectFiles, git_folders
 
         config = self.config()
@@ -154,6 +155,8 @@ class Project:
                 if report:
                     files.setdefault(report, f"profile {name}'s report for pin {pin}")
                     files.setdefault(svg_path(report), f"profile {name}'s top view for pin {pin}")
+                record = record_path(name, pin)
+                files.setdefault(record, f"profile {name}'s verification record for pin {pin}")
         folders = {
             **git_folders(config.root),
             ".github": "inside the project's .github folder (workflows)",

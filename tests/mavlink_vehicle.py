@@ -3,8 +3,11 @@ pymavlink's own message classes, that can drop, duplicate and reorder what it se
 
 It answers as ArduPilot does (GCS_Param.cpp): HEARTBEATs at 5 Hz; PARAM_REQUEST_LIST streams
 every parameter with its index and the count; PARAM_REQUEST_READ by index sends that one;
-MAV_CMD_REQUEST_MESSAGE(AUTOPILOT_VERSION) and MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES send
-AUTOPILOT_VERSION.
+MAV_CMD_REQUEST_MESSAGE(AUTOPILOT_VERSION) and MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES are
+acknowledged (COMMAND_ACK) and send AUTOPILOT_VERSION (GCS_Common.cpp
+send_autopilot_version: flight_sw_version major.minor.patch.type, flight_custom_version the
+8 characters of the git hash). Its HEARTBEAT's type is Rover's (GCS_Rover::frame_type:
+MAV_TYPE_SURFACE_BOAT when FRAME_CLASS is 2, else MAV_TYPE_GROUND_ROVER) unless one is given.
 """
 
 from __future__ import annotations
@@ -46,13 +49,21 @@ class Vehicle:
     """The pretend vehicle's parameters (name -> (value, MAV_PARAM_TYPE)) and identity."""
 
     params: dict[str, tuple[float, int]]
-    mav_type: int = mavlink.MAV_TYPE_SURFACE_BOAT
+    mav_type: int | None = None  # None: Rover's, from FRAME_CLASS (frame_type below)
     system: int = 1
     component: int = 1
     sw_version: int = (4 << 24) | (7 << 16) | (0 << 8) | 128  # 4.7.0-beta
     git_hash: bytes = b"1a2b3c4d"
     faults: Faults = field(default_factory=Faults)
     requests: list[str] = field(default_factory=list)  # what the client asked, in order
+
+    def frame_type(self) -> int:
+        """HEARTBEAT's type: the one given, else as ArduPilot's Rover reports its frame."""
+        if self.mav_type is not None:
+            return self.mav_type
+        frame_class = self.params.get("FRAME_CLASS", (1.0, 0))[0]
+        boat = frame_class == 2  # Rover::is_boat: FRAME_CLASS 2 (Boat)
+        return mavlink.MAV_TYPE_SURFACE_BOAT if boat else mavlink.MAV_TYPE_GROUND_ROVER
 
 
 class _Link:
@@ -146,15 +157,23 @@ class _Server:
                 self._burst([msg.param_index])
         elif kind == "COMMAND_LONG" and msg.command in (512, 520):
             self.vehicle.requests.append(f"command {msg.command}")
-            if faults.send_version and (msg.command == 520 or int(msg.param1) == 148):
+            version = msg.command == 520 or int(msg.param1) == 148
+            answered = faults.send_version and version
+            result = mavlink.MAV_RESULT_ACCEPTED if answered else mavlink.MAV_RESULT_UNSUPPORTED
+            self._send(self.mav.command_ack_encode(msg.command, result))
+            if answered:
                 self._version()
 
     def heartbeats(self) -> None:
         while not self.stop.wait(0.2):
             if self.vehicle.faults.heartbeat:
-                self._send(
+                self._send(  # custom mode 0 (MANUAL), standby, as a disarmed Rover sends
                     self.mav.heartbeat_encode(
-                        self.vehicle.mav_type, mavlink.MAV_AUTOPILOT_ARDUPILOTMEGA, 0, 0, 0
+                        self.vehicle.frame_type(),
+                        mavlink.MAV_AUTOPILOT_ARDUPILOTMEGA,
+                        mavlink.MAV_MODE_FLAG_CUSTOM_MODE_ENABLED,
+                        0,
+                        mavlink.MAV_STATE_STANDBY,
                     )
                 )
 

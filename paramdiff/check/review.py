@@ -19,6 +19,8 @@ from ..config.lock import LOCK_FILE, require_entry
 from ..config.roles import PARAM_FORMATS
 from ..config.sources import SOURCES_FILE, load_config
 from ..derive.derived import Derived
+from ..derive.record import load_record, record_path
+from ..digests import sha256_of
 from ..errors import ConfigError, DriftError, InputError, ParamdiffError, StaleOverlayError
 from ..files import INPUT_LIMIT, project_path, read_regular
 from ..jobs.report import report_inputs
@@ -30,7 +32,7 @@ from ..render.params import render as render_params
 from ..render.params import render_derived
 from ..render.report import render_report
 from ..render.review import render_json, render_markdown
-from ..render.sinks import Output, Outputs, check_file, output_for
+from ..render.sinks import Output, Outputs, check_file, join_lines, output_for
 from ..stages.review import (
     Attention,
     ProfileReview,
@@ -221,6 +223,7 @@ def _profile_review(new: Project, old: Project | None, name: str) -> ProfileRevi
                 set(_header_lines(old_ctx, old_build)) ^ set(_header_lines(new_ctx, new_build))
             )
             _outputs_up_to_date(new_ctx, new_build, out)
+            _record_note(old_ctx, new_ctx, out)
     except ParamdiffError as exc:
         out.attention.append(Attention(exc.what, exc.fix or "", exc.file, exc.line))
     return out
@@ -366,3 +369,30 @@ def _outputs_up_to_date(ctx: Pin, built: Derived, out: ProfileReview) -> None:
                 1,
             )
         )
+
+
+def _record_note(old: Pin | None, new: Pin, out: ProfileReview) -> None:
+    """What the pin's verification record (in the working tree) confirms, or what made it
+    stale: this branch's pin moves or delta changes, or nothing of this branch's (it was
+    stale at BASE already)."""
+    record = load_record(new.config.root, new.profile.name, new.pin)
+    if record is None:
+        return
+    rel = record_path(new.profile.name, new.pin)
+    rows = {n: p.value for n, p in new.derived_source().file.params.items()}
+    if record.derived_sha256 == sha256_of(join_lines(new.derived_lines()).encode()):
+        out.record = f"`{rel}` confirms this branch's derived file: {record.summary(rows)}"
+        return
+    base = _committed_bytes(old)
+    out.record_stale = True
+    if base is not None and sha256_of(base) == record.derived_sha256:
+        causes = [f"{len(out.moves)} role(s) moved"] if out.moves else []
+        causes += [f"{len(out.deltas)} overlay delta change(s)"] if out.deltas else []
+        why = f"this branch made it stale ({', '.join(causes) or 'the derived file changed'})"
+    else:
+        why = "it was stale at BASE already"
+    out.record = (
+        f"`{rel}` is stale: it confirmed `{record.derived_file}` with sha256 "
+        f"`{record.derived_sha256[:12]}`; {why}. Run SITL on the new file and "
+        f"`paramdiff verify CONNECTION --profile {new.profile.name} --pin {new.pin} --record`"
+    )

@@ -17,10 +17,12 @@ from typing import Any
 
 from ..config.lock import require_entry
 from ..config.sources import svg_path
+from ..derive.record import record_path
 from ..errors import ConfigError, DriftError, UsageError
 from ..memo import remembered
 from ..pin import Pin
 from ..project import Project
+from .confirmed import record_outcome
 from .outcome import CheckOutcome
 
 
@@ -49,17 +51,22 @@ def check_project(
     annotate: bool = False,
     launch: str | None = None,
     world: Path | None = None,
+    require_confirmed: bool = False,
 ) -> Iterator[str]:
     """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
 
     ``annotate``: each finding also as a GitHub ``::error`` line on the file and line to fix.
+    ``require_confirmed``: a pin's derived file needs a current verification record whose
+    every value was confirmed in SITL (else a stale record is a warning).
     """
     findings: list[str] = []
     fixes: list[str] = []
     if launch is not None and profile is None and len(options.config().profiles) > 1:
         raise UsageError("--launch needs --profile: name the vehicle the launch runs")
     for ctx in check_contexts(options, profile, pin, models):
-        outcome = run_check(ctx, models, launch, asked=pin is not None, world=world)
+        outcome = run_check(
+            ctx, models, launch, asked=pin is not None, world=world, require=require_confirmed
+        )
         where = f"{ctx.profile.name} {ctx.pin}"
         yield from (f"ok    {where}: {line}" for line in outcome.passed)
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
@@ -97,6 +104,7 @@ def run_check(
     launch: str | None = None,
     asked: bool = True,
     world: Path | None = None,
+    require: bool = False,
 ) -> CheckOutcome:
     """Every rule for one pin: its lock entries (each locked file verified), then the
     committed outputs the pin has — its derived file (and what is checked of it: loaders,
@@ -128,17 +136,20 @@ def run_check(
         options = (asked, own_derived, own_report)
         outcome = remembered(ctx, "check", options, make, committed)
     out.extend(CheckOutcome.from_json(outcome))
+    if own_derived:  # (outside the memo: --require-confirmed decides what a finding is)
+        record_outcome(ctx, out, require)
     return out
 
 
 def _committed(ctx: Pin, own_derived: bool, own_report: bool) -> tuple[str, ...]:
-    """The committed outputs the rules compare: the derived file, the report, its top view."""
+    """The committed outputs the rules compare: the derived file, the report, its top view
+    and the verification record the report marks its rows from."""
     committed = []
     if own_derived:
         committed.append(ctx.profile.derived_path(ctx.pin) or "")
     if own_report:
         report = ctx.profile.report_path(ctx.pin) or ""
-        committed += [report, svg_path(report)]
+        committed += [report, svg_path(report), record_path(ctx.profile.name, ctx.pin)]
     return tuple(committed)
 
 

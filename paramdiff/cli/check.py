@@ -36,6 +36,12 @@ from .output import echo_lines
     metavar="FILE",
     help="The Gazebo world the vehicle runs in: its physics step against SCHED_LOOP_RATE.",
 )
+@click.option(
+    "--require-confirmed",
+    is_flag=True,
+    help="Fail unless each derived file has a current verification record (verify --record) "
+    "confirming every value in SITL; without it a stale record is a warning.",
+)
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; old scripts pass it
 @opt.output_format(
     ["text", "github"],
@@ -49,6 +55,7 @@ def check(
     models: tuple[Path, ...],
     launch: str | None,
     world: Path | None,
+    require_confirmed: bool,
     all_profiles: bool,
     fmt: str,
 ) -> None:
@@ -61,5 +68,14 @@ def check(
     profile = None if all_profiles else profile
     annotate = fmt == "github"
     echo_lines(
-        check_project(options, profile, pin, list(models), annotate, launch=launch, world=world)
+        check_project(
+            options,
+            profile,
+            pin,
+            list(models),
+            annotate,
+            launch=launch,
+            world=world,
+            require_confirmed=require_confirmed,
+        )
     )

@@ -20,13 +20,20 @@ from .output import echo_lines, terminal_progress
     help="The launch it was started with (default: the profile's first declared launch).",
 )
 @opt.pull_timeout
-def verify(pin: Pin, connection: str, launch: str | None, timeout: float) -> None:
+@click.option(
+    "--record",
+    is_flag=True,
+    help="Write verified/<profile>-<pin>.json: each derived value as read back, the firmware "
+    "and the derived file's sha256 (commit it; the report marks what was confirmed).",
+)
+def verify(pin: Pin, connection: str, launch: str | None, timeout: float, record: bool) -> None:
     """Pull a running SITL's parameters and compare them with what its launch should run.
 
     Lists each parameter a layer sets whose running value differs, with the layer and line
     that set it and the likely cause (a stored value that survived: relaunch with -w).
-    Parameters no layer sets are counted. Exit 1 on a difference.
+    Parameters no layer sets are counted. Exit 1 on a difference (a record is written
+    first: it shows which rows differ). An incomplete pull writes no record.
     """
     limits = PullLimits(timeout=timeout)
     echo_lines(verify_vehicle(pin, connection, launch=launch, limits=limits,
-                              progress=terminal_progress()))  # fmt: skip
+                              progress=terminal_progress(), record=record))  # fmt: skip

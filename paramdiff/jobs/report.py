@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config.sources import svg_path
+from ..derive.record import load_record
 from ..digests import sha256_of
 from ..errors import UsageError
 from ..parse.local import read_local
@@ -14,7 +15,7 @@ from ..parse.sdf_paths import local_resolver
 from ..pin import Pin
 from ..render.report import render_report
 from ..render.report_model import render_picture, svg_output
-from ..render.sinks import Output, Outputs, output_for
+from ..render.sinks import Output, Outputs, join_lines, output_for
 from .compare import THREE_WAY
 from .fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
 
@@ -62,6 +63,9 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
         model = pin.check_model(data, label, local_resolver())
         actuators = model_fidelity(pin, data, label, model.channels, sha256_of(data))
         acknowledged = set()
+    record = load_record(pin.config.root, pin.profile.name, pin.pin)
+    # the digest only where a record is compared with it (the file is rendered for it)
+    digest = sha256_of(join_lines(pin.derived_lines()).encode()) if record else ""
     return ReportInputs(
         pin.profile,
         pin.pin,
@@ -77,6 +81,8 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
         actuators,
         acknowledged,
         model=label,
+        record=record,
+        derived_sha256=digest,
     )
 
 

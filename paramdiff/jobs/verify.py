@@ -1,15 +1,21 @@
 """`paramdiff verify`: pull a running vehicle's parameters and compare them with what its
-launch should run, layer by layer (the job; the comparison is ``stages.running``)."""
+launch should run, layer by layer (the job; the comparison is ``derive.running``); with
+``record``, keep what was read back of the derived file (``derive.record``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from ..derive.layers import Layers
+from ..derive.record import Firmware, Record, firmware_name, make_record, record_path, record_text
 from ..derive.running import Verification, verify_running
-from ..errors import DriftError
+from ..digests import sha256_of
+from ..errors import DriftError, UsageError
+from ..files import project_path, write_atomic
 from ..launch.verify import launch_layers
 from ..pin import Pin
+from ..render.sinks import check_file, join_lines
 from ..render.texttable import table
 from ..vehicle.pull import Progress, Pulled, PullLimits, pull
 from .layers import layers
@@ -51,16 +57,76 @@ def verify_vehicle(
     launch: str | None = None,
     limits: PullLimits | None = None,
     progress: Progress | None = None,
+    record: bool = False,
 ) -> Iterator[str]:
     """Lines for `paramdiff verify`; raises DriftError (exit 1) when a parameter a layer sets
-    runs another value."""
+    runs another value. ``record``: write the pin's verification record (``verified/``) once
+    every parameter is in (an incomplete pull raises before anything is written), whether or
+    not the values match."""
     stack, wiped = expected(pin, launch)
+    target = record_target(pin) if record else None  # refused before the pull
     pulled = pull(connection, limits, progress)
     result = verify_running(stack, pulled.values(), wiped)
     yield from verification_lines(pulled, result)
+    if target is not None:
+        kept = record_of(pin, pulled, stack, launch_text(pin, launch))
+        write_atomic(target, record_text(kept).encode())
+        yield f"recorded {record_path(pin.profile.name, pin.pin)}: {kept.summary(_rows(pin))}"
     if not result.ok:
         raise DriftError(
             [str(m) for m in result.mismatches],
             "see the likely cause of each; a stored value wins over every defaults file "
             "unless the launch wipes it (-w)",
         )
+
+
+def launch_text(pin: Pin, launch: str | None) -> str | None:
+    """The launch verified against: ``launch``, else the profile's first declared one."""
+    if launch is not None:
+        return launch
+    return pin.profile.launches[0].command if pin.profile.launches else None
+
+
+def record_target(pin: Pin) -> Path:
+    """Where the pin's record goes, refused unless the committed derived file is what derive
+    writes for this pin: SITL loads the committed file, and the record names its digest."""
+    derived = pin.derived()
+    path = project_path(pin.config.root, derived.target, generated=True)
+    if not check_file(path, pin.derived_lines(), derived.target).up_to_date:
+        raise UsageError(
+            f"{derived.target} is not what derive writes for {pin.profile.name} pin {pin.pin}, "
+            "so the record would not say which file SITL ran",
+            f"run {derived.regenerate}, restart SITL on it, then verify --record again",
+            file=derived.target,
+        )
+    rel = record_path(pin.profile.name, pin.pin)
+    target = project_path(pin.config.root, rel, generated=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def _rows(pin: Pin) -> dict[str, float]:
+    """The derived file's rows (name -> value), in its order, as read back."""
+    return {name: p.value for name, p in pin.derived_source().file.params.items()}
+
+
+def record_of(pin: Pin, pulled: Pulled, stack: Layers, launch: str | None) -> Record:
+    """The record of one complete pull against the pin's derived file."""
+    v = pulled.vehicle
+    lock = pin.lock()
+    return make_record(
+        profile=pin.profile.name,
+        pin=pin.pin,
+        derived_file=pin.derived().target,
+        derived_sha256=sha256_of(join_lines(pin.derived_lines()).encode()),
+        derived=_rows(pin),
+        lock_sha256=lock.sha256 if lock is not None else "",
+        launch=launch,
+        layers=[s.file.file for s in stack.layers],
+        connection=pulled.connection,
+        time=pulled.time,
+        firmware=Firmware(
+            firmware_name(v.mav_type, v.autopilot), v.type_name, v.firmware, v.git_hash
+        ),
+        running=pulled.values(),
+    )

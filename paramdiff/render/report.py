@@ -10,6 +10,7 @@ from ..comparison.compare import DIFFERS, RENAMED, RENAMED_DIFFERS, SAME, Compar
 from ..config.roles import LOCAL_REPO
 from ..model.values import format_value, same_value
 from .comparison import render
+from .confirmed import confirmed_section, sitl_cell
 from .fidelity import actuator_consequence, actuator_section
 from .layers import layer_md
 from .report_inputs import ReportInputs
@@ -125,6 +126,7 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
         _deltas,
         _left_out,
         _sitl,
+        _confirmed,
         _launches,
         _warnings,
         _full_table,
@@ -236,12 +238,15 @@ def _summary(inp: ReportInputs) -> Iterator[str]:
 
 
 def _disagreements(inp: ReportInputs) -> Iterator[str]:
-    comp, d = inp.comparison, inp.derived
+    comp, d, record = inp.comparison, inp.derived, inp.record
     yield "## Vehicle parameters the sources disagree on"
     yield ""
     yield (
         "Category `vehicle` only (calibration, board, radio, script and sim parameters are "
-        "listed in the full table). `derived` is what `" + d.target + "` sets."
+        "listed in the full table). `derived` is what `"
+        + d.target
+        + "` sets."
+        + (" `in SITL`: what the verification record saw running." if record else "")
     )
     yield ""
     rows = [
@@ -250,14 +255,16 @@ def _disagreements(inp: ReportInputs) -> Iterator[str]:
             row.display_name,
             *(comp.cell(r, name) for r in comp.roles),
             _derived_cell(inp, name),
+            *_sitl_cells(inp, name),
             actuator_consequence(name, inp.actuators, inp.profile.vehicle_noun)
             or consequence(comp, name, inp.profile.vehicle_noun),
         ]
         for name, row in comp.rows.items()
         if row.category == "vehicle" and row.status in (DIFFERS, RENAMED_DIFFERS)
     ]
+    sitl = ["in SITL"] if record else []
     yield from markdown_table(
-        ["param", "display name", *comp.roles, "derived", "consequence"],
+        ["param", "display name", *comp.roles, "derived", *sitl, "consequence"],
         rows,
         empty="None: no vehicle parameter is set to different values.",
     )
@@ -283,6 +290,19 @@ def _derived_cell(inp: ReportInputs, name: str) -> str:
     if dv is None:
         return "left out" + delta
     return (meta.label(name, dv) if meta else format_value(dv)) + delta
+
+
+def _sitl_cells(inp: ReportInputs, name: str) -> list[str]:
+    """The row's "in SITL" cell, when the pin has a verification record (else no column)."""
+    if inp.record is None:
+        return []
+    return [sitl_cell(inp.record, name, inp.derived_params.get(name), inp.comparison.metadata)]
+
+
+def _confirmed(inp: ReportInputs) -> Iterator[str]:
+    yield from confirmed_section(
+        inp.record, inp.derived_params, inp.derived_sha256, inp.comparison.metadata
+    )
 
 
 def _deltas(inp: ReportInputs) -> Iterator[str]:

@@ -12,6 +12,7 @@ from ..comparison.compare import Comparison, Status
 from ..config.sources import Profile
 from ..derive.derived import Derived
 from ..derive.layers import SitlRun
+from ..derive.record import Record
 from ..model.metadata import Metadata
 from ..parse.sdf import Channel
 from ..stages.actuators import Geometry
@@ -40,6 +41,8 @@ class ReportInputs:
     actuators: Fidelity | None = None  # the model's actuators against the firmware
     acknowledged: set[str] = field(default_factory=set)  # finding ids the overlay accepts
     model: str | None = None  # a team's own model (report --model): its path; None: sitl_models
+    record: Record | None = None  # what a running SITL was seen to hold (verify --record)
+    derived_sha256: str = ""  # the derived file as derive writes it (a record of another: stale)
 
     @property
     def model_label(self) -> str:

@@ -85,6 +85,9 @@ def _profile(p: ProfileReview, cap: int | None, full: str) -> Iterator[str]:
     yield f"### {p.profile} (pin {p.pin})"
     yield ""
     yield from _base_notes(p)
+    if p.record:
+        yield f"**Verification record{' (stale)' if p.record_stale else ''}:** {p.record}"
+        yield ""
     if not (p.moves or p.params or p.deltas or p.lines or p.header_lines_changed):
         yield "No change to its inputs, overlay or derived file."
         yield ""

@@ -111,6 +111,9 @@ class ProfileReview:
     deltas: list[DeltaChange] = field(default_factory=list)
     lines: list[LineChange] = field(default_factory=list)
     header_lines_changed: int = 0
+    # The pin's verification record (verified/): what it confirms, or why it is stale now
+    record: str = ""
+    record_stale: bool = False
     attention: list[Attention] = field(default_factory=list)
     # What today's rules refuse in BASE's own files (file and line as at BASE): shown, labelled
     # BASE, never counted as needing attention (the branch is what is being approved).

@@ -1,0 +1,360 @@
+"""A verification record: what a running SITL was seen to hold, per parameter of the derived
+file (`verify --record`, kept as ``verified/<profile>-<pin>.json`` beside the derived file).
+
+Every claim paramdiff makes about a simulated vehicle is computed offline; a record is the
+one made by reading the values back from a running SITL. It names the derived file's sha256
+(a record of another file is stale), the lock, the launch, and the firmware as the vehicle
+reports it: version and git hash from AUTOPILOT_VERSION (GCS_Common.cpp
+send_autopilot_version packs ``flight_sw_version`` as major.minor.patch.type and copies the
+8-character ``fw_hash_str`` into ``flight_custom_version``), its type from HEARTBEAT
+(GCS_Rover::frame_type: MAV_TYPE_SURFACE_BOAT when FRAME_CLASS is 2, else GROUND_ROVER).
+
+The file is JSON in a fixed layout (keys in a fixed order, one line per parameter) so a
+record's diff in a pull request reads row by row; its reader gives every refusal the line
+it is on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+from ..files import TEXT_LIMIT, project_path, read_regular
+from ..model.values import check_name, float32, format_value, same_value
+
+RECORD_FORMAT = "paramdiff-verified 1"
+RECORD_DIR = "verified"
+
+CONFIRMED, DIFFERS, NOT_SEEN = "confirmed", "differs", "not seen"
+
+# HEARTBEAT's type -> the ArduPilot firmware that sends it (each vehicle's frame_type())
+_FIRMWARE_BY_TYPE = {
+    10: "ArduRover",  # MAV_TYPE_GROUND_ROVER
+    11: "ArduRover",  # MAV_TYPE_SURFACE_BOAT
+    12: "ArduSub",  # MAV_TYPE_SUBMARINE
+    1: "ArduPlane",  # MAV_TYPE_FIXED_WING (a QuadPlane reports its VTOL type)
+    **dict.fromkeys((2, 3, 4, 13, 14, 15, 29, 35), "ArduCopter"),  # quad..dodeca, coax, heli
+    **dict.fromkeys((19, 20, 21, 22, 23, 24, 25), "ArduPlane"),  # MAV_TYPE_VTOL_*
+    5: "AntennaTracker",
+    7: "Blimp",  # MAV_TYPE_AIRSHIP
+}
+MAV_AUTOPILOT_ARDUPILOTMEGA = 3
+
+
+def record_path(profile: str, pin: str) -> str:
+    """Where a pin's record is kept, relative to the project root."""
+    return f"{RECORD_DIR}/{profile}-{pin}.json"
+
+
+def firmware_name(mav_type: int, autopilot: int) -> str | None:
+    """The ArduPilot firmware ("ArduRover", "ArduSub", …) a HEARTBEAT comes from; None for
+    another autopilot's."""
+    if autopilot != MAV_AUTOPILOT_ARDUPILOTMEGA:
+        return None
+    return _FIRMWARE_BY_TYPE.get(mav_type)
+
+
+@dataclass(frozen=True)
+class Firmware:
+    """What the vehicle said it runs."""
+
+    name: str | None  # "ArduRover", from HEARTBEAT's type and autopilot
+    frame: str  # HEARTBEAT's type by name: "MAV_TYPE_SURFACE_BOAT"
+    version: str | None  # "4.7.0-beta", from AUTOPILOT_VERSION (None: not answered)
+    git_hash: str | None  # its flight_custom_version: "1a2b3c4d"
+
+    @property
+    def label(self) -> str:
+        """The firmware as ArduPilot's own banner spells it: ArduRover V4.7.0-beta (1a2b3c4d)."""
+        name = self.name or self.frame
+        if self.version is None:
+            return f"{name} (firmware version not reported)"
+        git = f" ({self.git_hash})" if self.git_hash else ""
+        return f"{name} V{self.version}{git}"
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """One parameter of the derived file and what the vehicle held."""
+
+    name: str
+    expected: float  # the derived file's value
+    read: float | None  # as read back (float32); None: the vehicle has no such parameter
+
+    @property
+    def matched(self) -> bool:
+        return self.read is not None and same_value(self.read, self.expected)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One live read-back of a pin's derived file."""
+
+    profile: str
+    pin: str
+    derived_file: str
+    derived_sha256: str  # of the derived file SITL loaded
+    lock_sha256: str  # of sources.lock when it was verified
+    launch: str | None  # the launch command line (None: the profile's frame defaults)
+    layers: tuple[str, ...]  # the files that launch loads, in order
+    connection: str
+    time: str  # UTC, ISO 8601
+    firmware: Firmware
+    params: dict[str, ReadBack] = field(default_factory=dict)
+    file: str = ""  # where it was read from
+
+    @property
+    def date(self) -> str:
+        return self.time[:10]
+
+    def mark(self, name: str, value: float) -> tuple[str, float | None]:
+        """(confirmed | differs | not seen, the live value) for a derived row ``name`` of
+        ``value``: confirmed when the vehicle was seen holding that very value (float32)."""
+        seen = self.params.get(name)
+        if seen is None or seen.read is None:
+            return NOT_SEEN, None
+        return (CONFIRMED if same_value(seen.read, value) else DIFFERS), seen.read
+
+    def marks(self, derived: Mapping[str, float]) -> dict[str, tuple[str, float | None]]:
+        return {name: self.mark(name, value) for name, value in derived.items()}
+
+    def summary(self, derived: Mapping[str, float]) -> str:
+        """The report's line: N of M values confirmed in SITL on ArduRover V4.7.0 (1a2b3c4d),
+        2026-12-02."""
+        confirmed = sum(1 for s, _ in self.marks(derived).values() if s == CONFIRMED)
+        return (
+            f"{confirmed} of {len(derived)} values confirmed in SITL on {self.firmware.label}, "
+            f"{self.date}"
+        )
+
+
+def make_record(
+    *,
+    profile: str,
+    pin: str,
+    derived_file: str,
+    derived_sha256: str,
+    derived: Mapping[str, float],
+    lock_sha256: str,
+    launch: str | None,
+    layers: Iterable[str],
+    connection: str,
+    time: str,
+    firmware: Firmware,
+    running: Mapping[str, float],
+) -> Record:
+    """The record of ``running`` (name -> value as pulled) against every row of the derived
+    file (``derived``: name -> value, in the file's order)."""
+    params = {name: ReadBack(name, value, running.get(name)) for name, value in derived.items()}
+    return Record(
+        profile,
+        pin,
+        derived_file,
+        derived_sha256,
+        lock_sha256,
+        launch,
+        tuple(layers),
+        connection,
+        time,
+        firmware,
+        params,
+    )
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def _number(x: float) -> str:
+    """The value as a JSON number: the shortest decimal that reads back as the same float32."""
+    return format_value(x)
+
+
+def record_text(record: Record) -> str:
+    """The record as its file holds it: fixed key order, one parameter a line."""
+    fw = record.firmware
+    head = {
+        "format": RECORD_FORMAT,
+        "profile": record.profile,
+        "pin": record.pin,
+        "derived": {"file": record.derived_file, "sha256": record.derived_sha256},
+        "lock_sha256": record.lock_sha256,
+        "launch": record.launch,
+        "layers": list(record.layers),
+        "connection": record.connection,
+        "time": record.time,
+        "vehicle": {
+            "firmware": fw.name,
+            "frame": fw.frame,
+            "version": fw.version,
+            "git_hash": fw.git_hash,
+        },
+    }
+    counts = {CONFIRMED: 0, DIFFERS: 0, NOT_SEEN: 0}
+    for p in record.params.values():
+        counts[CONFIRMED if p.matched else DIFFERS if p.read is not None else NOT_SEEN] += 1
+    lines = ["{"]
+    for key, value in head.items():
+        lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=True)},")
+    lines.append(
+        f'  "summary": {{"confirmed": {counts[CONFIRMED]}, "differs": {counts[DIFFERS]}, '
+        f'"not_seen": {counts[NOT_SEEN]}}},'
+    )
+    lines.append('  "params": {')
+    rows = []
+    for p in record.params.values():
+        read = "null" if p.read is None else _number(p.read)
+        rows.append(
+            f'    "{p.name}": {{"expected": {_number(p.expected)}, "read": {read}, '
+            f'"matched": {"true" if p.matched else "false"}}}'
+        )
+    lines.append(",\n".join(rows))
+    lines.append("  }")
+    lines.append("}")
+    return "\n".join(ln for ln in lines if ln) + "\n"
+
+
+_KEY_LINE = re.compile(r'\s*"([^"\\]*)"\s*:')
+
+
+def _line_of(text: str) -> dict[str, int]:
+    """Each key's first line (top-level fields and parameter names alike)."""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _KEY_LINE.match(line)
+        if m:
+            lines.setdefault(m.group(1), number)
+    return lines
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
+    """A record's bytes, checked: JSON of this format, naming ``profile`` and ``pin``, every
+    parameter a name and numbers. InputError (with the line) for anything else."""
+    fix = (
+        f"record it again: paramdiff verify CONNECTION --profile {profile} --pin {pin} --record "
+        f"(or delete {file})"
+    )
+    try:
+        text = data.decode("utf-8")
+        doc = json.loads(text, parse_constant=_refuse_constant)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"is not UTF-8 ({exc.reason})", fix, file=file, line=1) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"is not JSON: {exc.msg}", fix, file=file, line=exc.lineno) from None
+    except ValueError as exc:
+        raise InputError(str(exc), fix, file=file, line=1) from None
+    lines = _line_of(text)
+
+    def fail(what: str, key: str) -> InputError:
+        return InputError(what, fix, file=file, line=lines.get(key, 1))
+
+    if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT:
+        raise fail(f"is not a paramdiff verification record ({RECORD_FORMAT!r})", "format")
+    if doc.get("profile") != profile:
+        raise fail(
+            f"is a record of profile {doc.get('profile')!r}, not {profile!r} (its file name)",
+            "profile",
+        )
+    if doc.get("pin") != pin:
+        raise fail(f"is a record of pin {doc.get('pin')!r}, not {pin!r} (its file name)", "pin")
+    derived = doc.get("derived")
+    if not isinstance(derived, dict):
+        raise fail("'derived' must be an object with file and sha256", "derived")
+    return Record(
+        profile,
+        pin,
+        _text(derived.get("file"), fail, "derived"),
+        _hex(derived.get("sha256"), fail, "derived"),
+        _hex(doc.get("lock_sha256"), fail, "lock_sha256"),
+        _optional(doc.get("launch"), fail, "launch"),
+        tuple(_texts(doc.get("layers"), fail, "layers")),
+        _text(doc.get("connection"), fail, "connection"),
+        _text(doc.get("time"), fail, "time"),
+        _firmware(doc.get("vehicle"), fail),
+        dict(_params(doc.get("params"), fail)),
+        file=file,
+    )
+
+
+Fail = Callable[[str, str], InputError]  # (what, key): the refusal, on the key's line
+_HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+
+
+def _text(value: object, fail: Fail, key: str) -> str:
+    if not isinstance(value, str) or len(value) > 4096:
+        raise fail(f"{key!r} must be a string (at most 4096 characters)", key)
+    return value
+
+
+def _optional(value: object, fail: Fail, key: str) -> str | None:
+    return None if value is None else _text(value, fail, key)
+
+
+def _texts(value: object, fail: Fail, key: str) -> list[str]:
+    if not isinstance(value, list):
+        raise fail(f"{key!r} must be a list of strings", key)
+    return [_text(v, fail, key) for v in value]
+
+
+def _hex(value: object, fail: Fail, key: str) -> str:
+    if not isinstance(value, str) or not _HEX64.match(value):
+        raise fail(f"{key!r} must hold a sha256 (64 lower-case hex digits)", key)
+    return value
+
+
+def _firmware(value: object, fail: Fail) -> Firmware:
+    if not isinstance(value, dict):
+        raise fail("'vehicle' must be an object", "vehicle")
+    name = _optional(value.get("firmware"), fail, "vehicle")
+    version = _optional(value.get("version"), fail, "vehicle")
+    git = _optional(value.get("git_hash"), fail, "vehicle")
+    return Firmware(name, _text(value.get("frame"), fail, "vehicle"), version, git)
+
+
+def _params(value: object, fail: Fail) -> Iterator[tuple[str, ReadBack]]:
+    if not isinstance(value, dict):
+        raise fail("'params' must be an object of parameter names", "params")
+    for name, entry in value.items():
+        problem = check_name(name)
+        if problem:
+            raise fail(problem[0], name)
+        if not isinstance(entry, dict):
+            raise fail(f"{name} must be {{expected, read, matched}}", name)
+        expected, read = entry.get("expected"), entry.get("read")
+        if not isinstance(expected, int | float) or not _is_number(expected):
+            raise fail(f"{name}: 'expected' must be a number", name)
+        if read is not None and not (isinstance(read, int | float) and _is_number(read)):
+            raise fail(f"{name}: 'read' must be a number, or null (not on the vehicle)", name)
+        back = ReadBack(name, float(expected), None if read is None else float32(read))
+        if entry.get("matched") is not back.matched:
+            raise fail(
+                f"{name}: 'matched' is {json.dumps(entry.get('matched'))}, but read "
+                f"{json.dumps(read)} against expected {json.dumps(expected)} is "
+                f"{json.dumps(back.matched)} (float32)",
+                name,
+            )
+        yield name, back
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def load_record(root: Path, profile: str, pin: str) -> Record | None:
+    """The pin's record in the project (None: there is none), read as a project file (no
+    symlink out of the project, bounded) and checked (parse_record)."""
+    rel = record_path(profile, pin)
+    path = project_path(root, rel)
+    try:
+        data = read_regular(path, limit=TEXT_LIMIT, label=rel)
+    except FileNotFoundError:
+        return None
+    return parse_record(data, rel, profile, pin)
