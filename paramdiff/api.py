@@ -26,6 +26,7 @@ from .config.roles import SourceSpec
 from .config.sources import Config, Profile
 from .derive.derived import Derived
 from .derive.layers import Layers
+from .derive.record import Firmware, ReadBack, Record, load_record, parse_record, record_text
 from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
 from .jobs.compare import THREE_WAY, compare_pins, pins_lines, three_way, three_way_lines
 from .jobs.derive import derive_file, derived_lines, minimal_derived
@@ -39,7 +40,7 @@ from .jobs.pull import pull_file
 from .jobs.report import report_files, report_inputs
 from .jobs.show import show_file
 from .jobs.validate import validate_file
-from .jobs.verify import verify_vehicle
+from .jobs.verify import record_of, verify_vehicle
 from .model.metadata import Metadata
 from .model.params import Param, ParamFile
 from .model.source import Source
@@ -62,6 +63,7 @@ __all__ = [
     "Derived",
     "DriftError",
     "Fidelity",
+    "Firmware",
     "InputError",
     "Layers",
     "Lock",
@@ -78,7 +80,9 @@ __all__ = [
     "Project",
     "PullLimits",
     "Pulled",
+    "ReadBack",
     "Reading",
+    "Record",
     "ReportInputs",
     "Review",
     "Row",
@@ -99,13 +103,17 @@ __all__ = [
     "history",
     "layers",
     "layers_lines",
+    "load_record",
     "minimal_derived",
     "open_pin",
     "open_project",
+    "parse_record",
     "pinned_fidelity",
     "pins_lines",
     "pull",
     "pull_file",
+    "record_of",
+    "record_text",
     "render_params",
     "render_report",
     "report_files",

@@ -94,8 +94,8 @@ def record_target(pin: Pin) -> Path:
     path = project_path(pin.config.root, derived.target, generated=True)
     if not check_file(path, pin.derived_lines(), derived.target).up_to_date:
         raise UsageError(
-            f"{derived.target} is not what derive writes for {pin.profile.name} pin {pin.pin}, "
-            "so the record would not say which file SITL ran",
+            f"is not what derive writes for {pin.profile.name} pin {pin.pin}, so a record "
+            "would not say which file SITL ran",
             f"run {derived.regenerate}, restart SITL on it, then verify --record again",
             file=derived.target,
         )
