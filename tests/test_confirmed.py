@@ -10,7 +10,7 @@ from pathlib import Path
 
 import git
 import pytest
-from helpers import run_cli
+from helpers import C1, run_cli
 from mavlink_vehicle import MAV_PARAM_TYPE_REAL32, Faults, Vehicle, tcp_vehicle
 from test_offline_project import fetched_offline_project
 
@@ -246,7 +246,26 @@ def test_a_bad_record_is_an_error_with_its_line(
             assert error.startswith(f"Error: {RECORD}:{line}: ")
 
 
-def test_review_says_which_change_made_the_record_stale(boat: tuple[Path, list[str]]) -> None:
+def _edit_delta(root: Path) -> None:
+    overlay = root / "overlays/boat.yaml"
+    overlay.write_text(overlay.read_text().replace("value: 1500", "value: 1490"))
+
+
+def _move_hardware(root: Path) -> None:
+    """hardware back to C1, where WP_RADIUS is 2 (fetch moves the role: its entry changed)."""
+    sources = root / "sources.yaml"
+    hw = "hardware: {repo: acme/params, ref: master,"
+    sources.write_text(sources.read_text().replace(hw, hw.replace("master", C1)))
+
+
+@pytest.mark.parametrize(
+    ("change", "cause"),
+    [(_edit_delta, "1 overlay delta change(s)"), (_move_hardware, "1 role(s) moved")],
+    ids=["delta", "pin-move"],
+)
+def test_review_says_which_change_made_the_record_stale(
+    boat: tuple[Path, list[str]], change: object, cause: str
+) -> None:
     root, loc = boat
     assert verify(Vehicle(served(root, loc)), loc).exit_code == 0
     repo = git.Repo.init(root, initial_branch="main")
@@ -256,15 +275,33 @@ def test_review_says_which_change_made_the_record_stale(boat: tuple[Path, list[s
     assert "**Verification record:** `verified/boat-1.0.json` confirms this branch's" in (
         fresh.stdout
     )
-    overlay = root / "overlays/boat.yaml"
-    overlay.write_text(overlay.read_text().replace("value: 1500", "value: 1490"))
-    for command in ("derive", "report"):
+    change(root)  # type: ignore[operator]
+    for command in ("fetch", "derive", "report"):
         assert run_cli([command, *loc]).exit_code == 0
     result = run_cli(["review", "HEAD", *loc])
     assert "**Verification record (stale):** `verified/boat-1.0.json` is stale" in result.stdout
-    assert "this branch made it stale (1 overlay delta change(s))" in result.stdout
+    assert f"this branch made it stale ({cause})" in result.stdout
     data = json.loads(run_cli(["review", "HEAD", "--format", "json", *loc]).stdout)
     assert data["profiles"][0]["record_stale"] is True
+    # committed as it is, BASE's file already differs from the record: not this branch's doing
+    repo.git.add(A=True)
+    repo.git.commit(m="moved", author="t <t@example.com>")
+    again = run_cli(["review", "HEAD", *loc]).stdout
+    assert "it was stale at BASE already" in again
+
+
+def test_a_new_record_makes_the_committed_report_out_of_date(
+    boat: tuple[Path, list[str]],
+) -> None:
+    """The report marks its rows from the record, so the check kept for the old state is not
+    reused once a record appears (the record is in its key)."""
+    root, loc = boat
+    assert run_cli(["check", *loc]).exit_code == 0
+    assert verify(Vehicle(served(root, loc)), loc).exit_code == 0
+    result = run_cli(["check", *loc])
+    assert result.exit_code == 1 and f"{REPORT} differs from what report writes" in result.stderr
+    assert run_cli(["report", *loc]).exit_code == 0
+    assert run_cli(["check", *loc]).exit_code == 0
 
 
 def test_project_files_guard_the_record(boat: tuple[Path, list[str]]) -> None:

@@ -28,6 +28,8 @@ HEADER = """\
 # sources.yaml — which upstream files describe the vehicle, per pin; written by
 # `paramdiff init {profile}` from the profile paramdiff ships. Next:
 #   paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check
+# then, with SITL running on the derived file, record what it holds and commit verified/:
+#   paramdiff verify tcp:127.0.0.1:5762 --record
 # Reference: paramdiff's README, "sources.yaml".
 """
 
