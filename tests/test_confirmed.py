@@ -227,8 +227,19 @@ def test_record_refused_while_the_derived_file_is_out_of_date(
         ),
         (lambda t: t.replace('"read": 74,', '"read": NaN,'), "NaN is not a number", None),
         (lambda t: t.replace('"sha256": "', '"sha256": "zz'), "'derived' must hold a sha256", 5),
+        (lambda t: t.replace('"confirmed": 15', '"confirmed": 16'), "'summary' says", 12),
+        (lambda t: t.replace('"time": "2', '"time": "yesterday 2'), "not UTC ISO 8601", 10),
     ],
-    ids=["not-json", "other-profile", "other-pin", "matched-lies", "nan", "digest"],
+    ids=[
+        "not-json",
+        "other-profile",
+        "other-pin",
+        "matched-lies",
+        "nan",
+        "digest",
+        "summary",
+        "time",
+    ],
 )
 def test_a_bad_record_is_an_error_with_its_line(
     boat: tuple[Path, list[str]], edit: object, message: str, line: int | None
@@ -302,6 +313,21 @@ def test_a_new_record_makes_the_committed_report_out_of_date(
     assert result.exit_code == 1 and f"{REPORT} differs from what report writes" in result.stderr
     assert run_cli(["report", *loc]).exit_code == 0
     assert run_cli(["check", *loc]).exit_code == 0
+
+
+def test_a_record_through_a_link_out_of_the_project_is_refused(
+    boat: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root, loc = boat
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / "verified").symlink_to(elsewhere)
+    result = verify(Vehicle(served(root, loc)), loc)
+    assert result.exit_code == 2 and "leads outside the project" in result.stderr
+    assert not list(elsewhere.iterdir())
+    (elsewhere / "boat-1.0.json").write_text("{}")
+    result = run_cli(["report", *loc])
+    assert result.exit_code == 2 and "leads outside the project" in result.stderr
 
 
 def test_project_files_guard_the_record(boat: tuple[Path, list[str]]) -> None:

@@ -120,6 +120,15 @@ class Record:
             return NOT_SEEN, None
         return (CONFIRMED if same_value(seen.read, value) else DIFFERS), seen.read
 
+    def counts(self) -> dict[str, int]:
+        """The record's own rows by outcome, as its "summary" holds them."""
+        counts = {"confirmed": 0, "differs": 0, "not_seen": 0}
+        for p in self.params.values():
+            counts[
+                "confirmed" if p.matched else "differs" if p.read is not None else "not_seen"
+            ] += 1
+        return counts
+
     def marks(self, derived: Mapping[str, float]) -> dict[str, tuple[str, float | None]]:
         return {name: self.mark(name, value) for name, value in derived.items()}
 
@@ -194,15 +203,13 @@ def record_text(record: Record) -> str:
             "git_hash": fw.git_hash,
         },
     }
-    counts = {CONFIRMED: 0, DIFFERS: 0, NOT_SEEN: 0}
-    for p in record.params.values():
-        counts[CONFIRMED if p.matched else DIFFERS if p.read is not None else NOT_SEEN] += 1
+    counts = record.counts()
     lines = ["{"]
     for key, value in head.items():
         lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=True)},")
     lines.append(
-        f'  "summary": {{"confirmed": {counts[CONFIRMED]}, "differs": {counts[DIFFERS]}, '
-        f'"not_seen": {counts[NOT_SEEN]}}},'
+        f'  "summary": {{"confirmed": {counts["confirmed"]}, "differs": {counts["differs"]}, '
+        f'"not_seen": {counts["not_seen"]}}},'
     )
     lines.append('  "params": {')
     rows = []
@@ -268,7 +275,10 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
     derived = doc.get("derived")
     if not isinstance(derived, dict):
         raise fail("'derived' must be an object with file and sha256", "derived")
-    return Record(
+    time = _text(doc.get("time"), fail, "time")
+    if not _TIME.match(time):
+        raise fail(f"'time' is {time[:40]!r}, not UTC ISO 8601 (2026-12-02T07:25:36Z)", "time")
+    record = Record(
         profile,
         pin,
         _text(derived.get("file"), fail, "derived"),
@@ -277,15 +287,22 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
         _optional(doc.get("launch"), fail, "launch"),
         tuple(_texts(doc.get("layers"), fail, "layers")),
         _text(doc.get("connection"), fail, "connection"),
-        _text(doc.get("time"), fail, "time"),
+        time,
         _firmware(doc.get("vehicle"), fail),
         dict(_params(doc.get("params"), fail)),
         file=file,
     )
+    if doc.get("summary") != record.counts():
+        raise fail(
+            f"'summary' says {json.dumps(doc.get('summary'))[:80]}, its rows {record.counts()}",
+            "summary",
+        )
+    return record
 
 
 Fail = Callable[[str, str], InputError]  # (what, key): the refusal, on the key's line
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z", re.ASCII)
 
 
 def _text(value: object, fail: Fail, key: str) -> str:
