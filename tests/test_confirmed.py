@@ -363,3 +363,37 @@ def test_a_record_reads_back_as_written(boat: tuple[Path, list[str]]) -> None:
     assert record.mark("WP_SPEED", 3.0) == (NOT_SEEN, None)
     with pytest.raises(InputError, match="not a paramdiff verification record"):
         parse_record(b'{"format": "x"}', RECORD, "boat", "1.0")
+
+
+# --------------------------------------------------------------------------- the real BlueBoat
+
+
+def test_the_real_blueboat_confirmed_end_to_end(upstream: Path, tmp_path: Path) -> None:
+    """A copy of this repository's project: the vehicle serves what the blueboat launch
+    loads (495 derived rows under the frame files) plus parameters of its own."""
+    import shutil
+
+    from helpers import ROOT
+
+    root = tmp_path / "project"
+    root.mkdir()
+    for name in ("sources.yaml", "sources.lock", "overlays", "derived", "reports"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, root / name)
+    loc = ["--root", str(root), "--cache-dir", str(tmp_path / "c"), "--mirror", str(upstream)]
+    options = Project(root=root, cache_dir=tmp_path / "c", mirror=str(upstream))
+    stack, _ = expected(Pin(options, "blueboat", None), None)
+    params = {n: (e.param.value, MAV_PARAM_TYPE_REAL32) for n, e in stack.effective.items()}
+    params |= {f"FW_P{i:03d}": (float(i), 9) for i in range(200)}
+    with tcp_vehicle(Vehicle(params)) as connection:
+        result = run_cli(["verify", connection, "--profile", "blueboat", "--record", *loc])
+    assert result.exit_code == 0, result.output
+    assert "recorded verified/blueboat-4.7.json: 495 of 495 values confirmed" in result.stdout
+    assert run_cli(["report", "--profile", "blueboat", *loc]).exit_code == 0
+    report = (root / "reports/blueboat-4.7.md").read_text()
+    assert "**495 of 495 values confirmed in SITL on ArduRover V4.7.0-beta (1a2b3c4d)" in report
+    assert "| 74 (ThrottleRight) | 🧪 confirmed |" in report  # SERVO1_FUNCTION, derived
+    checked = run_cli(
+        ["check", "--profile", "blueboat", "--pin", "4.7", "--require-confirmed", *loc]
+    )
+    assert checked.exit_code == 0, checked.output
