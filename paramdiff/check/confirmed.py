@@ -40,8 +40,8 @@ def record_outcome(ctx: Pin, out: CheckOutcome, require_confirmed: bool) -> None
             out,
             require_confirmed,
             f"{rel} is stale: it read back {record.derived_file} with sha256 "
-            f"{record.derived_sha256[:12]}, and {target} is now {now[:12]} (a pin move or a "
-            "delta changed it since)",
+            f"{record.derived_sha256[:12]}, and {target} is now {now[:12]} (a pin move, an overlay "
+            "edit or a new paramdiff changed it since)",
             fix,
             rel,
         )
