@@ -30,11 +30,13 @@ def _skid_pair(funcs: dict[int, float]) -> bool:
     return any(f in (73, 74) for f in funcs.values())
 
 
-def check(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tuple[str, str]]:
+def check(
+    backend: Backend, vehicle: str, params: dict[str, float], launch: Launch | None = None
+) -> list[tuple[str, str]]:
     """(finding, fix) for every way the parameters drive this built-in model differently
     from what it simulates."""
     out: list[tuple[str, str]] = []
-    out += _frame(backend, vehicle, params)
+    out += _frame(backend, vehicle, params, launch)
     funcs, _ = output_functions(params, vehicle, frame_motors(vehicle, params))
     reads = backend.outputs
     kind = backend.data["kind"]
@@ -72,7 +74,28 @@ def check(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tupl
     return out
 
 
-def _frame(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tuple[str, str]]:
+# SIM_Frame's quad frames by (FRAME_CLASS, FRAME_TYPE) (paramdiff/data/physics/multicopter.json)
+QUAD_FRAMES = {(1.0, 0.0): "+", (1.0, 1.0): "X"}
+
+
+def _copter_frame_fix(pair: tuple[float, float], launch: Launch | None) -> str:
+    """The launch flag that runs the parameters' frame (from the parameters, not a list)."""
+    frame = QUAD_FRAMES.get(pair)
+    sim_vehicle = launch is None or launch.form == SIM_VEHICLE
+    flag = "-f" if sim_vehicle else "--model"
+    want = f"FRAME_CLASS {format_value(pair[0])}, FRAME_TYPE {format_value(pair[1])}"
+    if frame is None:
+        return f"run a physics that simulates {want} (paramdiff models quad + and X only)"
+    fix = f"{flag} {frame} (SIM_Frame quad {frame} simulates {want})"
+    if launch is None:
+        return fix
+    current = launch.frame.frame if sim_vehicle and launch.frame else launch.model
+    return f"{fix} in place of {flag} {current}"
+
+
+def _frame(
+    backend: Backend, vehicle: str, params: dict[str, float], launch: Launch | None = None
+) -> list[tuple[str, str]]:
     """FRAME_CONFIG (Sub) or FRAME_CLASS/FRAME_TYPE (Copter) against the simulated frame."""
     d = backend.data
     p = {**FRAME_DEFAULTS.get(vehicle, {}), **params}
@@ -101,8 +124,7 @@ def _frame(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tup
                 (
                     f"FRAME_CLASS {format_value(pair[0])}, FRAME_TYPE {format_value(pair[1])}, "
                     f"but {backend.name} simulates FRAME_CLASS {want[0]}, FRAME_TYPE {want[1]}",
-                    "run the physics of the parameters' frame (-f X for quad X, -f + for "
-                    "quad +), or --model JSON with the Gazebo model",
+                    _copter_frame_fix(pair, launch),
                 )
             ]
     return []

@@ -19,6 +19,8 @@ STEP = 0.5
 HOVER = 0.5  # a copter's throttle for the roll/pitch/yaw tests
 EPS = 1e-6
 OK, REVERSED, DEAD = "ok", "REVERSED", "DEAD"
+# A climb the firmware's takeoff check holds (paramdiff/launch/capabilities.py says why).
+BLOCKED = "will not take off"
 # An axis the frame's mixer has no factor for (a Sub's vectored frame: pitch): a note, not a
 # failure; the same axis dead on a frame that does command it stays DEAD.
 UNCONTROLLED = "not controlled by this frame"
@@ -69,7 +71,7 @@ class Row(NamedTuple):
 
     @property
     def failed(self) -> bool:
-        return self.verdict in (REVERSED, DEAD)
+        return self.verdict in (REVERSED, DEAD, BLOCKED)
 
     @property
     def note(self) -> str:
@@ -83,6 +85,8 @@ class Row(NamedTuple):
         """The failure as check and the acknowledgements word it (empty when it passes)."""
         if not self.failed:
             return ""
+        if self.verdict == BLOCKED:
+            return f"{self.axis.name}: {BLOCKED}: {self.result}"
         word = "reversed" if self.verdict == REVERSED else "dead"
         return f"{self.axis.name} {word}: {self.axis.demand} → {self.result}"
 
@@ -135,3 +139,11 @@ def pilot_test(
         )
         rows.append(Row(axis, outs or "none (the mixer drives no output)", value, verdict, result))
     return rows
+
+
+def hold_takeoff(rows: list[Row], why: str) -> list[Row]:
+    """The rows with the climb a takeoff check holds marked so (unchanged when ``why`` is
+    empty): the mixer may climb, the firmware never lets it."""
+    if not why:
+        return rows
+    return [r._replace(verdict=BLOCKED, result=why) if r.axis.name == "climb" else r for r in rows]

@@ -18,9 +18,9 @@ from ..errors import ConfigError, InputError
 from ..model.source import Source
 from ..overlay.file import Acknowledgement
 from ..parse.launch import SIM_VEHICLE, Launch, file_kind, parse_launch
-from . import builtin, gazebo
+from . import builtin, capabilities, frame, gazebo
 from .physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
-from .pilot import Row, pilot_test
+from .pilot import BLOCKED, Row, hold_takeoff, pilot_test
 
 if TYPE_CHECKING:
     from ..config.roles import SourceSpec
@@ -202,6 +202,7 @@ def verify_launch(
         return result
     params = result.params
     backend = result.backend
+    _frame_and_needs(ctx, result)
     if backend.kind == GAZEBO_LEGACY:
         result.findings.append(
             LaunchFinding(
@@ -214,13 +215,38 @@ def verify_launch(
     elif backend.kind == JSON:
         _json(ctx, result, params, model_ref, extra_models or [])
     elif backend.kind == BUILT_IN:
-        for text, fix in builtin.check(backend, launch.vehicle, params):
+        for text, fix in builtin.check(backend, launch.vehicle, params, launch):
             result.findings.append(LaunchFinding(text, fix))
         fix = builtin.axis_fix(backend, launch)
-        result.rows = pilot_test(launch.vehicle, params, builtin.response(backend))
-        result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if r.failed]
+        result.rows = _held(result, pilot_test(launch.vehicle, params, builtin.response(backend)))
+        # a held climb's finding is capabilities.lacking's, with the value's own fix
+        result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if _axis_failed(r)]
         result.notes += [r.note for r in result.rows if r.note]
     return result
+
+
+def _frame_and_needs(ctx: PinFiles, result: LaunchResult) -> None:
+    """First: the derived file not loaded, or a frame parameter of it a later file changes
+    (paramdiff/launch/frame.py); then each value that needs what the backend does not
+    simulate (paramdiff/launch/capabilities.py), and the ESC telemetry question as a note."""
+    launch, params = result.launch, result.params
+    target = ctx.profile.derived_path(ctx.pin)
+    for text, fix in frame.check(launch, result.layers, result.stack, target) if target else ():
+        result.findings.append(LaunchFinding(text, fix))
+    for text, fix in capabilities.lacking(result.backend, launch.vehicle, params):
+        result.findings.append(LaunchFinding(text, fix))
+    note = capabilities.esc_note(result.backend, launch.vehicle, params)
+    if note:
+        result.notes.append(note)
+
+
+def _axis_failed(row: Row) -> bool:
+    return row.failed and row.verdict != BLOCKED
+
+
+def _held(result: LaunchResult, rows: list[Row]) -> list[Row]:
+    why = capabilities.takeoff_blocked(result.backend, result.launch.vehicle, result.params)
+    return hold_takeoff(rows, why)
 
 
 def _json(
@@ -263,9 +289,9 @@ def _json(
         result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", fix, label, sha))
     channels, placed = _as_moved(result, checked, data, file, resolve_include, label, sha)
     respond = gazebo.response(channels, placed, result.launch.vehicle == "ArduCopter")
-    result.rows = pilot_test(result.launch.vehicle, params, respond)
+    result.rows = _held(result, pilot_test(result.launch.vehicle, params, respond))
     for r in result.rows:
-        if r.failed:
+        if _axis_failed(r):
             result.findings.append(LaunchFinding(f"{label}: {r.finding}", fix, label, sha))
         elif r.note:
             result.notes.append(f"{label}: {r.note}")
