@@ -119,7 +119,10 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     # Without the derived file the firmware's SERVOn_MIN/MAX defaults run: the model's range
     # findings then are this launch's own, and no acknowledgement (of the declared line) fits.
     assert not result.passed
-    assert all("(not set: firmware default)" in f.text for f in result.findings)
+    # First: the launch loads nothing of ours (paramdiff/launch/frame.py), with its fix.
+    assert result.findings[0].text.startswith("the profile's derived file is not loaded")
+    assert "derived/blueboat_sitl.params last in --defaults" in result.findings[0].fix
+    assert all("(not set: firmware default)" in f.text for f in result.findings[1:])
     declared = adhoc(ctx, ROS2 + ",derived/blueboat_sitl.params", [])
     assert [ly.kind for ly in declared.layers] == ["pinned", "pinned", "derived"]
     assert declared.passed  # the model's findings are acknowledged in the overlay
