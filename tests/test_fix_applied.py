@@ -76,7 +76,7 @@ def test_a_frame_file_after_the_derived_file_names_the_winner_and_reordering_fix
     result = run(upstream, "blueboat", launch)
     texts = [f.text for f in result.findings]
     assert any(t.startswith("SERVO1_FUNCTION: derived/blueboat_sitl.params sets 74") for t in texts)
-    assert all("rover-skid.parm loads after it" in t for t in texts), texts
+    assert all("rover-skid.parm (--defaults) loads after it" in t for t in texts), texts
     fix = result.findings[0].fix
     fixed = run(upstream, "blueboat", "ardurover -w --model JSON " + fix.split(": ", 1)[1])
     assert fixed.passed, [f.text for f in fixed.findings]

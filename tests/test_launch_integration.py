@@ -230,10 +230,13 @@ def test_stock_launches_run_the_firmware_boot_outputs(
     repo: list[str], profile: str, line: str
 ) -> None:
     # Rover's boot defaults (output 1 GroundSteering, 3 Throttle); ArduSub's vectored frame
-    # assigns 6 motors and has no pitch factor (a note, not a failure).
+    # assigns 6 motors and has no pitch factor (a note, not a failure). The one finding: the
+    # launch loads nothing of the profile's (paramdiff/launch/frame.py).
     result = run_cli(["layers", *repo, "--profile", profile, "--launch", line])
-    assert result.exit_code == 0, result.output
-    assert "FAIL" not in result.output and "DEAD" not in result.output
+    assert result.exit_code == 1, result.output
+    fails = [ln for ln in result.output.splitlines() if ln.lstrip().startswith("FAIL")]
+    assert len(fails) == 1 and "the profile's derived file is not loaded" in fails[0], fails
+    assert "DEAD" not in result.output
     assert "function (0)" not in result.output
     if profile == "bluerov2_heavy":
         assert "note: pitch not controlled by this frame" in result.output

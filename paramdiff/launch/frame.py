@@ -51,16 +51,22 @@ def check(
             )
         ]
     derived = ours[-1].source.file.params
+    pinned = {ly.source.role: ly for ly in layers if ly.kind == "pinned"}
     out = []
     for name in FRAME_PARAMS.get(launch.vehicle, ()):
         mine, won = derived.get(name), stacked.effective.get(name)
+        # A local file loaded after ours is the user's own override, not a frame default.
         if mine is None or won is None or won.param.value == mine.value:
             continue
+        winner = pinned.get(won.layer)
+        if winner is None:
+            continue
+        line = f" (line {mine.line})" if mine.line > 0 else ""
         out.append(
             (
-                f"{name}: {derived_path} sets {format_value(mine.value)} (line {mine.line}), "
-                f"but {won.param.file} loads after it and sets {format_value(won.param.value)}, "
-                "which wins: the launch runs another frame",
+                f"{name}: {derived_path} sets {format_value(mine.value)}{line}, but "
+                f"{winner.path} ({winner.origin}) loads after it and sets "
+                f"{format_value(won.param.value)}, which wins: the launch runs another frame",
                 load_fix(launch, derived_path),
             )
         )
