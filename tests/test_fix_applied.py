@@ -164,3 +164,19 @@ def test_each_accepted_launch_of_a_profile_runs_the_same_frame_and_table(
         frame = tuple(result.params[n] for n in names)
         seen.add((frame, tuple((r.axis.name, r.verdict) for r in result.rows)))
     assert len(seen) == 1, seen
+
+
+def test_a_plus_frame_on_the_x_model_is_one_frame_finding_whose_value_fixes_it(
+    upstream: Path, tmp_path: Path
+) -> None:
+    override = tmp_path / "frame.parm"  # a user's own file, loaded last, setting quad +
+    override.write_text("FRAME_TYPE 0\n")
+    launch = f"arducopter -w --model JSON --defaults copter.parm,{X500},{override}"
+    text, fix = only(run(upstream, "holybro_x500", launch))
+    assert "laid out as a quad X (FRAME_TYPE 1), but the launch runs FRAME_TYPE 0" in text
+    assert fix.startswith("FRAME_TYPE 1 ") and "-f gazebo-iris" in fix
+    assert "SERVO3_FUNCTION" not in text + fix  # never a per-channel rewiring
+    name, value = fix.split(" ", 2)[:2]
+    override.write_text(f"{name} {value}\n")
+    fixed = run(upstream, "holybro_x500", launch)
+    assert fixed.passed, [f.text for f in fixed.findings]

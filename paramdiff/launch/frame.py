@@ -9,7 +9,7 @@ sets a frame parameter to another value and wins (AP_Param: the last defaults fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..model.values import format_value
@@ -71,3 +71,39 @@ def check(
             )
         )
     return out
+
+
+# Copter quad frames by FRAME_TYPE (FRAME_CLASS 1), and the pinned frame defaults file that
+# sets each (Tools/autotest/pysim/vehicleinfo.py: -f gazebo-iris loads copter.parm then
+# gazebo-iris.parm, which sets FRAME_CLASS 1 / FRAME_TYPE 1; -f quad and -f X load only
+# copter.parm, which sets FRAME_TYPE 0).
+QUAD_TYPES = {0.0: ("quad +", ""), 1.0: ("quad X", "-f gazebo-iris")}
+
+
+def model_frame(
+    params: dict[str, float], findings_with: Callable[[dict[str, float]], frozenset[str]]
+) -> tuple[str, str, frozenset[str]] | None:
+    """(finding, fix, the findings it explains) when some of the Gazebo model's channel
+    findings are there only because the launch runs another quad FRAME_TYPE than the model's
+    rotors are laid out for: the cause is the frame parameter, so the fix is that parameter
+    (or the frame flag that sets it), not per-channel SERVOn_FUNCTION deltas.
+    ``findings_with`` re-runs the model check on other parameters."""
+    if params.get("FRAME_CLASS") != 1.0:
+        return None
+    have = params.get("FRAME_TYPE", 0.0)
+    now = findings_with(params)
+    for want, (name, flag) in QUAD_TYPES.items():
+        alt = findings_with({**params, "FRAME_TYPE": want}) if want != have else now
+        if not alt < now:  # it must clear some findings and add none
+            continue
+        running = QUAD_TYPES.get(have, (f"FRAME_TYPE {format_value(have)}", ""))[0]
+        also = f", or {flag} on the launch (its defaults file sets it)" if flag else ""
+        return (
+            f"the model's rotors are laid out as a {name} (FRAME_TYPE {format_value(want)}), "
+            f"but the launch runs FRAME_TYPE {format_value(have)} ({running}): "
+            f"{len(now - alt)} channel finding(s) follow from that",
+            f"FRAME_TYPE {format_value(want)} (a delta in the overlay, so the derived file "
+            f"carries it){also}",
+            now - alt,
+        )
+    return None

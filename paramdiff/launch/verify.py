@@ -272,20 +272,31 @@ def _json(
     label, file, data, resolve_include = model
     sha = sha256_of(data)
     result.model, result.model_sha256 = label, sha
-    checked = check_model(
-        data,
-        file,
-        resolve_include,  # type: ignore[arg-type]
-        params,
-        ctx.profile.joint_roles,
-        result.launch.vehicle,
-        ctx.metadata(),
-    )
+
+    def checked_with(values: dict[str, float]) -> ModelCheck:
+        return check_model(
+            data,
+            file,
+            resolve_include,  # type: ignore[arg-type]
+            values,
+            ctx.profile.joint_roles,
+            result.launch.vehicle,
+            ctx.metadata(),
+        )
+
+    checked = checked_with(params)
     fix = (
         f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
         f"{ctx.overlay().file}, or acknowledge the finding there (acknowledged:)"
     )
-    for f in checked.findings:
+    cause = None
+    if checked.findings and result.launch.vehicle == "ArduCopter":
+        cause = frame.model_frame(params, lambda p: frozenset(map(str, checked_with(p).findings)))
+    explained: frozenset[str] = frozenset()
+    if cause is not None:  # one cause, one finding, its own fix
+        result.findings.append(LaunchFinding(f"{label}: {cause[0]}", cause[1], label, sha))
+        explained = cause[2]
+    for f in (f for f in checked.findings if str(f) not in explained):
         result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", fix, label, sha))
     channels, placed = _as_moved(result, checked, data, file, resolve_include, label, sha)
     respond = gazebo.response(channels, placed, result.launch.vehicle == "ArduCopter")
