@@ -10,14 +10,29 @@ sets a frame parameter to another value and wins (AP_Param: the last defaults fi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from ..model.source import Source
 from ..model.values import format_value
 from ..parse.launch import SIM_VEHICLE, Launch
 
 if TYPE_CHECKING:
     from ..derive.layers import Layers
-    from .verify import Layer
+
+
+class Layer(Protocol):
+    """What this module reads of one file of a launch (verify.Layer has it; verify imports
+    this module, so it names only what it uses)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def origin(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def source(self) -> Source: ...
+
 
 FRAME_PARAMS = {
     "ArduCopter": ("FRAME_CLASS", "FRAME_TYPE"),
