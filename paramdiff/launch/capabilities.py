@@ -1,9 +1,12 @@
 """What each SITL physics backend simulates that parameters depend on, and the derived values
 that need what a launch's backend lacks.
 
-SITL reports ESC telemetry (RPM) only for the motors whose RPM the physics backend fills in:
-libraries/AP_ESC_Telem/AP_ESC_Telem_SITL.cpp takes each motor's RPM from sitl->state.rpm. The
-built-in multicopter sets it per motor (libraries/SITL/SIM_Motor.cpp, via SIM_Frame.cpp); the
+SITL reports ESC telemetry (RPM) only for the motors the physics backend fills in:
+libraries/AP_ESC_Telem/AP_ESC_Telem_SITL.cpp walks sitl->state.motor_mask and takes each
+motor's RPM from sitl->state.rpm (at least SIM_ESC_ARM_RPM when armed). The built-in
+multicopter sets both (libraries/SITL/SIM_Multicopter.cpp calculate_forces: motor_mask, and the
+rpm SIM_Frame.cpp computes per motor); ArduCopter/takeoff_check.cpp holds the spool-up while
+that telemetry is inactive ("Takeoff blocked: waiting for ESC RPM"). The
 JSON backend's input has no RPM key (libraries/SITL/SIM_JSON.cpp, keys documented in
 libraries/SITL/examples/JSON/readme.md: timestamp, imu, position, velocity, attitude or
 quaternion, rng_1..6, windvane, velocity_wind, airspeed, rc, battery). GPS comes from the
@@ -37,8 +40,8 @@ BY_CONSTRUCTOR: dict[str, Capabilities] = {
     "MultiCopter": Capabilities(
         "SIM_Multicopter",
         {
-            ESC_RPM: "libraries/SITL/SIM_Motor.cpp sets each motor's rpm, reported by "
-            "libraries/AP_ESC_Telem/AP_ESC_Telem_SITL.cpp",
+            ESC_RPM: "libraries/SITL/SIM_Multicopter.cpp sets motor_mask and each motor's rpm "
+            "(SIM_Frame.cpp), reported by libraries/AP_ESC_Telem/AP_ESC_Telem_SITL.cpp",
             RANGEFINDER: "libraries/SITL/SIM_Aircraft.cpp (range from the height)",
             GPS: _GPS,
             BATTERY: _BUILT_IN_BATTERY,
