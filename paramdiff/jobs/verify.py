@@ -30,9 +30,12 @@ def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
     yield f"{pulled.connection}: {v.type_name}{firmware}; {len(pulled.params)} parameters"
     yield f"expected: {stack} (last wins)"
     set_by_layers = result.matching + len(result.mismatches)
+    unknown = f", {result.unknown} names the firmware's metadata does not know" * bool(
+        result.unknown
+    )
     yield (
         f"{result.matching} of {set_by_layers} parameters the layers set run that value; "
-        f"{result.unset} more run firmware defaults no layer sets (counted, not listed)"
+        f"{result.unset} more run firmware defaults no layer sets{unknown} (counted, not listed)"
     )
     if result.mismatches:
         yield ""
@@ -66,7 +69,7 @@ def verify_vehicle(
     stack, wiped = expected(pin, launch)
     target = record_target(pin) if record else None  # refused before the pull
     pulled = pull(connection, limits, progress)
-    result = verify_running(stack, pulled.values(), wiped)
+    result = verify_running(stack, pulled.values(), wiped, pin.metadata())
     yield from verification_lines(pulled, result)
     if target is not None:
         kept = record_of(pin, pulled, stack, launch_text(pin, launch))
