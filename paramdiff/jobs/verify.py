@@ -15,6 +15,7 @@ from ..errors import DriftError, UsageError
 from ..files import project_path, write_atomic
 from ..launch.verify import launch_layers
 from ..pin import Pin
+from ..render.fit import fit_rows
 from ..render.sinks import check_file, join_lines
 from ..render.texttable import table
 from ..vehicle.pull import Progress, Pulled, PullLimits, pull
@@ -39,7 +40,8 @@ def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
     )
     if result.mismatches:
         yield ""
-        yield from table(HEADERS, [m.row() for m in result.mismatches], markdown=False)
+        rows = fit_rows(HEADERS, [m.row() for m in result.mismatches])  # the cause wraps
+        yield from table(HEADERS, rows, markdown=False)
 
 
 def expected(pin: Pin, launch: str | None) -> tuple[Layers, bool]:
@@ -69,7 +71,9 @@ def verify_vehicle(
     stack, wiped = expected(pin, launch)
     target = record_target(pin) if record else None  # refused before the pull
     pulled = pull(connection, limits, progress)
-    result = verify_running(stack, pulled.values(), wiped, pin.metadata())
+    metadata = pin.metadata()
+    known = metadata.params if metadata is not None else None
+    result = verify_running(stack, pulled.values(), wiped, known)
     yield from verification_lines(pulled, result)
     if target is not None:
         kept = record_of(pin, pulled, stack, launch_text(pin, launch))
