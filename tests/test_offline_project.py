@@ -305,3 +305,8 @@ def test_a_pinned_target_model_fails_check_as_the_report_shows_it(
     report = (root / "reports/boat-1.0.md").read_text()
     assert f"**{len(mine)} mismatches**" in report
     assert f"fix the <control> blocks of {label}" in out.output
+    # Without -v the passed checks fold into a line; the annotations are all still there (#31)
+    folded = invoke("check", *loc, "--format", "github")
+    assert folded.exit_code == 1
+    assert [ln for ln in folded.output.splitlines() if ln.startswith("::error ")] == findings
+    assert not [ln for ln in folded.stdout.splitlines() if "acknowledged (" in ln]
