@@ -60,7 +60,7 @@ def test_check_covers_every_pin_and_only_the_outputs_each_has(
     two_pins: tuple[Path, list[str]],
 ) -> None:
     _, loc = two_pins
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 0, out.output
     lines = out.stdout.splitlines()
     for pin, files in (("1.0", 7), ("0.9", 7)):
@@ -75,8 +75,15 @@ def test_check_covers_every_pin_and_only_the_outputs_each_has(
     assert not [ln for ln in lines if ln.startswith("ok    boat 0.9: derived/")]
     assert not [ln for ln in lines if ln.startswith("warn  boat 0.9")]
     assert lines[-1] == "check passed"
+    # Without -v each pin's passed checks are one line counting them (#31)
+    folded = invoke("check", *loc)
+    assert folded.exit_code == 0, folded.output
+    oks = [ln for ln in folded.stdout.splitlines() if ln.startswith("ok ")]
+    assert [ln.split(":")[0] for ln in oks] == ["ok    boat 1.0", "ok    boat 0.9"]
+    counted = len([ln for ln in lines if ln.startswith("ok    boat 0.9")])
+    assert oks[1] == f"ok    boat 0.9: {counted} checks passed (paramdiff check -v lists them)"
     # Asked for by name, the pin says why its derived file is not checked.
-    named = invoke("check", "--pin", "0.9", *loc)
+    named = invoke("check", "-v", "--pin", "0.9", *loc)
     assert named.exit_code == 0, named.output
     assert (
         "warn  boat 0.9: derived/boat_sitl.params is pin 1.0's file (default_pin), so it is not "
@@ -106,7 +113,7 @@ def test_an_edited_entry_of_a_pin_that_is_not_the_default_fails_check(
     """Before, check read only the default pin's entries: these edits passed."""
     root, loc = two_pins
     edit_lock(root, "0.9", old, new)
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 2, out.output
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("Error: ")
     assert error in out.stderr
@@ -116,7 +123,7 @@ def test_a_stale_report_of_the_second_pin_fails_check(two_pins: tuple[Path, list
     root, loc = two_pins
     report = root / "reports" / "boat-0.9.md"
     report.write_text(report.read_text() + "edited\n")
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 1, out.output
     assert "Error: boat 0.9: reports/boat-0.9.md differs from what report writes" in out.stderr
     assert "paramdiff report --profile boat --pin 0.9" in out.stderr
@@ -127,7 +134,7 @@ def test_a_pin_not_fetched_yet_fails_check(two_pins: tuple[Path, list[str]]) -> 
     sources = root / "sources.yaml"
     head, pin = sources.read_text().split('      "0.9":\n')
     sources.write_text(f'{head}      "0.9":\n{pin}      "0.8":\n{pin}')
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 1, out.output
     assert "boat 0.8: sources.lock has no entry for boat 0.8 " in out.stderr
     assert "paramdiff fetch --profile boat --pin 0.8" in out.stderr
@@ -159,7 +166,7 @@ def test_check_covers_blueboat_46_on_the_real_mirror(
     real_checkout: tuple[Path, list[str]],
 ) -> None:
     base, loc = real_checkout
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 0, out.output
     roles = len(load_config(base).profile("blueboat").pins["4.6"])
     assert (
@@ -184,7 +191,7 @@ def test_an_edited_blueboat_46_commit_fails_check_on_the_real_mirror(
     commit = text.index("commit: ", start) + len("commit: ")
     lock.write_text(text[:commit] + "ab" * 20 + text[commit + 40 :])
     loc = location_args(edited, base / ".cache", upstream)
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 2, out.output
     assert "-> abababababab " in out.stderr and "does not exist at commit abababababab" in (
         out.stderr
@@ -200,12 +207,12 @@ def test_a_pin_nobody_reported_on_is_checked_for_its_lock_alone(
     root, loc = two_pins
     for name in ("boat-0.9.md", "boat-0.9.svg"):
         (root / "reports" / name).unlink()
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 0, out.output
     assert [ln for ln in out.stdout.splitlines() if ln.startswith("ok    boat 0.9")] == [
         "ok    boat 0.9: sources.lock matches sources.yaml",
         "ok    boat 0.9: the 7 locked file(s) verify (commit, size, sha256, git blob)",
     ]
-    named = invoke("check", "--pin", "0.9", *loc)
+    named = invoke("check", "-v", "--pin", "0.9", *loc)
     assert named.exit_code == 1
     assert "reports/boat-0.9.md differs from what report writes" in named.output

@@ -155,7 +155,7 @@ def test_environment_variables_are_shown_in_the_help() -> None:
 def test_fetch_help_says_what_leaving_out_profile_and_pin_means() -> None:
     text = " ".join(invoke("fetch", "--help").stdout.split())
     assert "--profile PROFILE Only this profile (default: every profile)." in text
-    assert "--pin PIN Only this pin (default: every pin; with --profile, its default_pin)." in text
+    assert "--pin PIN Only this pin (default: every pin, as check checks every pin)." in text
     assert "the first in sources.yaml" not in text
 
 

@@ -57,3 +57,12 @@ def test_fetch_targets_cover_every_profile_with_the_pin() -> None:
     assert [(p.name, pin) for p, pin in cfg.fetch_targets(None, "2")] == [("c", "2")]
     with pytest.raises(ConfigError, match=r"no profile in sources\.yaml has pin '3'"):
         cfg.fetch_targets(None, "3")
+
+
+def test_fetch_with_a_profile_alone_covers_every_pin_check_checks() -> None:
+    """`check --profile P` checks every pin of P, so `fetch --profile P` fetches every one."""
+    pin_two = GOOD.split("    pins:\n", 1)[1].replace('"1"', '"2"')
+    two_pins = GOOD.replace("    pins:\n", '    default_pin: "1"\n    pins:\n') + pin_two
+    cfg = parse_config(two_pins.encode(), "sources.yaml", Path("."))
+    assert [pin for _, pin in cfg.fetch_targets("b", None)] == ["1", "2"]
+    assert [pin for _, pin in cfg.fetch_targets("b", "1")] == ["1"]

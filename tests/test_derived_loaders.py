@@ -110,14 +110,14 @@ def test_check_fails_on_a_hand_edited_comment_whose_tail_is_a_parameter(
     root, loc = fetched
     invoke("derive", *loc)
     invoke("report", *loc)
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 0, out.output
     assert "the same 15 values in all 6 real loaders" in out.output
     derived = root / "derived/boat_sitl.params"
     lines = derived.read_text().splitlines()
     lines.insert(2, "# note: " + at_byte_99("# note: "))
     derived.write_text("\n".join(lines) + "\n")
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 1
     # Before the real SERVO1_TRIM line: ArduPilot sets 1510 first, then 1500 — which one a
     # vehicle runs depends on when its object reads the defaults, so it is a finding too.
@@ -133,7 +133,7 @@ def test_check_fails_on_a_hand_edited_comment_whose_tail_is_a_parameter(
     lines.pop(2)
     lines.append("# note: " + at_byte_99("# note: "))
     derived.write_text("\n".join(lines) + "\n")
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 1
     assert (
         f"boat 1.0: derived/boat_sitl.params:{len(lines)}: {AP} loads SERVO1_TRIM = 1510 (the part "
@@ -179,7 +179,7 @@ def test_derive_and_check_with_the_crafted_reason_in_the_overlay(
     overlay.write_text(text.replace(reason, f"reason: {at_byte_99(prefix)}"))
     assert invoke("derive", *loc).exit_code == 0
     assert invoke("report", *loc).exit_code == 0
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 0, out.output
     data = (root / "derived/boat_sitl.params").read_bytes()
     assert max(len(line) for line in data.split(b"\n")) <= LINE_MAX

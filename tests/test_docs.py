@@ -5,7 +5,14 @@ CI runs (.ci/run)."""
 from __future__ import annotations
 
 import re
+import shlex
+import shutil
 from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -60,3 +67,65 @@ def test_the_benchmark_block_is_in_the_performance_page() -> None:
     assert page.count("<!-- bench:start -->") == 1 and page.count("<!-- bench:end -->") == 1
     assert page.index("<!-- bench:start -->") < page.index("<!-- bench:end -->")
     assert "<!-- bench:" not in README.read_text()
+
+
+# ------------------------------------------------ "Move a pin, add a role", run as written (#31)
+
+COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
+
+
+def readme_section(title: str) -> str:
+    text = README.read_text()
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else None]
+
+
+def fenced(section: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section, flags=re.S)
+
+
+def merged(into: dict[str, Any], keys: dict[str, Any]) -> None:
+    """The snippet's keys changed in place, as the README tells the reader to."""
+    for key, value in keys.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            merged(into[key], value)
+        else:
+            into[key] = value
+
+
+def test_the_move_a_pin_section_runs_as_written(
+    upstream: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    section = readme_section("Move a pin, add a role")
+    [snippet] = fenced(section, "yaml")
+    [commands] = fenced(section, "sh")
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in COMMITTED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, project / name)
+        else:
+            shutil.copy(src, project / name)
+    config = yaml.safe_load((project / "sources.yaml").read_text())
+    merged(config, yaml.safe_load(snippet))
+    (project / "sources.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("PARAMDIFF_MIRROR", str(upstream))
+    monkeypatch.setenv("PARAMDIFF_CACHE", str(tmp_path / "cache"))
+    ran = []
+    for line in commands.splitlines():
+        command, _, comment = line.partition("  # ")
+        words = shlex.split(command)
+        assert words[0] == "paramdiff", line
+        result = run_cli(words[1:])
+        expected = 1 if comment.startswith("fails") else 0
+        assert result.exit_code == expected, f"{line}\n{result.output}"
+        ran.append(words[1])
+    assert ran == ["fetch", "check", "derive", "report", "check"]
+    lock = (project / "sources.lock").read_text()
+    assert "5e5a0e07eafcbdd12cf74df7dab5e108d11af875" in lock
+    assert "hardware_4_5" in lock and "ArduRover/4.5/Navigator/BlueBoat120.params" in lock
+    derived = (project / "derived/blueboat_sitl.params").read_text()
+    assert "commit 5e5a0e07eafcbdd12cf74df7dab5e108d11af875" in derived

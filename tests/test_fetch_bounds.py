@@ -105,7 +105,8 @@ def test_a_stalled_host_costs_the_command_one_deadline(
     assert (
         "did not finish within its 4s deadline — the server is stalled or too slow (one 4s "
         "deadline bounds all the command's downloads together); check the network and run the "
-        "command again, or read a mirror: --mirror DIR|URL or PARAMDIFF_MIRROR, or allow more "
+        "command again, or read a mirror: --mirror DIR|URL or PARAMDIFF_MIRROR (e.g. export "
+        "PARAMDIFF_MIRROR=../shared/upstream), or allow more "
         "time: PARAMDIFF_HTTP_DEADLINE=SECONDS"
     ) in result.stderr
     assert result.stderr.count("Error:") == 1
@@ -221,7 +222,7 @@ def test_an_unreachable_host_fails_at_once_naming_the_mirror(
     assert f"/{C2}/" in line[0] or f"/{M1}/" in line[0]
     assert line[0].endswith(
         f": cannot reach {host} ({why}) — check the network, or read a mirror: "
-        "--mirror DIR|URL or PARAMDIFF_MIRROR"
+        "--mirror DIR|URL or PARAMDIFF_MIRROR (e.g. export PARAMDIFF_MIRROR=../shared/upstream)"
     )
     assert lines == []  # not retried: nothing to wait for
     assert tree_bytes(project) == before

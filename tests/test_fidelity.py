@@ -364,7 +364,7 @@ def test_check_model_fails_on_the_ratio_until_acknowledged_and_then_when_stale(
     model.parent.mkdir(parents=True)
     model.write_bytes(SITL_MODELS_LIKE)
     sha = sha256_of(SITL_MODELS_LIKE)
-    args = ["check", *loc, "--profile", "boat", "--model", str(model)]
+    args = ["check", "-v", *loc, "--profile", "boat", "--model", str(model)]
     out = run_cli(args)
     assert out.exit_code == 1
     assert (

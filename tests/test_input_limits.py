@@ -161,7 +161,7 @@ def test_one_limit_on_reasons_for_derive_and_check(
     at = "reason: " + ("w" * (MAX_REASON - 1)) + "."
     overlay.write_text(original.replace(field, at))
     assert run_cli(["derive", *loc]).exit_code == 0
-    checked = run_cli(["check", *loc])
+    checked = run_cli(["check", "-v", *loc])
     assert "overlay overlays/boat.yaml is valid" in checked.output
     assert "derived/boat_sitl.params is up to date" in checked.output
     overlay.write_text(original.replace(field, at + "x"))

@@ -82,7 +82,7 @@ def test_three_way_rows_read_off_the_files(checkout: tuple[Path, list[str]]) -> 
 def test_committed_outputs_are_the_golden_files(checkout: tuple[Path, list[str]]) -> None:
     """derive/report output == the committed files (regenerate: see README, goldens)."""
     _, loc = checkout
-    out = invoke("check", "--pin", "4.7", *loc)
+    out = invoke("check", "-v", "--pin", "4.7", *loc)
     assert out.exit_code == 0, out.output
     assert "ok    blueboat 4.7: derived/blueboat_sitl.params is up to date" in out.output
     assert "ok    blueboat 4.7: reports/blueboat-4.7.md is up to date" in out.output
@@ -94,7 +94,7 @@ def test_committed_outputs_are_the_golden_files(checkout: tuple[Path, list[str]]
 
 def test_the_second_pins_committed_report_is_up_to_date(checkout: tuple[Path, list[str]]) -> None:
     _, loc = checkout
-    out = invoke("check", "--pin", "4.6", *loc)
+    out = invoke("check", "-v", "--pin", "4.6", *loc)
     assert out.exit_code == 0, out.output
     assert "ok    blueboat 4.6: reports/blueboat-4.6.md is up to date" in out.output
 
@@ -107,10 +107,10 @@ def test_check_against_sitl_models_fails_channel_by_channel(
         ROOT.parent / "shared/upstream/raw/ArduPilot/SITL_Models/"
         "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e/Gazebo/models/blueboat/model.sdf"
     )
-    out = invoke("check", *loc, "--model", str(model))
+    out = invoke("check", "-v", *loc, "--model", str(model))
     assert out.exit_code == 2
     assert "--model needs --profile" in out.output
-    out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
+    out = invoke("check", "-v", *loc, "--profile", "blueboat", "--model", str(model))
     assert out.exit_code == 1
     assert (
         "channel 0 (motor_port_joint, SERVO1): geometry: drives motor_port_joint, the port "
@@ -124,7 +124,7 @@ def test_check_against_sitl_models_fails_channel_by_channel(
     )
     assert "in the model: `<jointName>motor_stbd_joint</jointName>`" in out.output
     matching = str(FIXTURES / "model_matching.sdf")
-    good = invoke("check", *loc, "--profile", "blueboat", "--model", matching)
+    good = invoke("check", "-v", *loc, "--profile", "blueboat", "--model", matching)
     assert good.exit_code == 0, good.output
     assert "model_matching.sdf: 2 channel(s) agree with derived/blueboat_sitl.params" in good.output
 
@@ -134,7 +134,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     derived = base / "derived/blueboat_sitl.params"
     original = derived.read_bytes()
     derived.write_bytes(original.replace(b"\nCRUISE_SPEED 1\n", b"\nCRUISE_SPEED 2\n"))
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 1
     assert (
         "derived/blueboat_sitl.params differs from what derive writes — paramdiff derive "
@@ -145,7 +145,7 @@ def test_hand_edits_make_check_fail_with_the_fix(checkout: tuple[Path, list[str]
     text = overlay.read_text()
     overlay.write_text(text.replace("was: 1510", "was: 1520", 1))
     line = 1 + text.splitlines().index("  - param: SERVO1_TRIM")
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     overlay.write_text(text)
     assert out.exit_code == 1
     assert (
@@ -242,7 +242,7 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
         "no layers to show — pin the frame's files (ArduPilot's Tools/autotest/default_params/"
         "*.parm) as roles and list them under 'frames:' in sources.yaml\n"
     )
-    out = invoke("check", *loc, "--profile", "bluerov2_heavy")
+    out = invoke("check", "-v", *loc, "--profile", "bluerov2_heavy")
     assert out.exit_code == 0, out.output
     assert (
         "sitl_models (clydemcqueen/bluerov2_gz:models/bluerov2_heavy/model.sdf): 8 channel(s) "
@@ -252,7 +252,7 @@ def test_bluerov2_heavy_derived_file_traces_each_line_to_its_include(
 
 def test_check_covers_every_profile_by_default(checkout: tuple[Path, list[str]]) -> None:
     _, loc = checkout
-    out = invoke("check", *loc)
+    out = invoke("check", "-v", *loc)
     assert out.exit_code == 0, out.output
     assert "ok    blueboat 4.7: reports/blueboat-4.7.md is up to date" in out.output
     assert "ok    bluerov2_heavy 4.7: reports/bluerov2_heavy-4.7.md is up to date" in out.output
@@ -402,11 +402,11 @@ def test_iris_with_two_rotors_spinning_the_wrong_way(
     monkeypatch.delenv("GZ_SIM_RESOURCE_PATH", raising=False)
     _, loc = checkout
     good = iris_copy(tmp_path / "good", swap=False)
-    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(good))
+    out = invoke("check", "-v", *loc, "--profile", "holybro_x500", "--model", str(good))
     assert out.exit_code == 0, out.output
     assert f"ok    holybro_x500 4.7: {good.as_posix()}: 4 channel(s) agree" in out.output
     bad = iris_copy(tmp_path / "bad", swap=True)
-    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(bad))
+    out = invoke("check", "-v", *loc, "--profile", "holybro_x500", "--model", str(bad))
     assert out.exit_code == 1
     assert (
         "channel 0 (iris_with_standoffs::rotor_0_joint, SERVO1): Motor1 spins the wrong way — "
@@ -427,7 +427,7 @@ def test_iris_without_its_included_model_is_an_input_error(
     _, loc = checkout
     model = iris_copy(tmp_path / "m", swap=False)
     shutil.rmtree(tmp_path / "m" / "iris_with_standoffs")
-    out = invoke("check", *loc, "--profile", "holybro_x500", "--model", str(model))
+    out = invoke("check", "-v", *loc, "--profile", "holybro_x500", "--model", str(model))
     assert out.exit_code == 2
     assert out.output.startswith(
         f"Error: {model.as_posix()}:4: <include> model://iris_with_standoffs not found"
@@ -445,7 +445,7 @@ def test_blueboat_with_renamed_joints_is_still_checked_from_geometry(
     model = tmp_path / "blueboat" / "model.sdf"
     model.parent.mkdir()
     model.write_text(renamed)
-    out = invoke("check", *loc, "--profile", "blueboat", "--model", str(model))
+    out = invoke("check", "-v", *loc, "--profile", "blueboat", "--model", str(model))
     assert out.exit_code == 1
     assert (
         "channel 0 (left_drive, SERVO1): geometry: drives left_drive, the port thruster "

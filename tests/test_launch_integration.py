@@ -67,7 +67,7 @@ def copy_project(base: Path) -> Path:
 @pytest.mark.parametrize("profile", sorted(OLD_LINES))
 def test_the_old_header_lines_fail_naming_the_problem(repo: list[str], profile: str) -> None:
     line, problems = OLD_LINES[profile]
-    result = run_cli(["check", *repo, "--profile", profile, "--launch", line])
+    result = run_cli(["check", "-v", *repo, "--profile", profile, "--launch", line])
     assert result.exit_code == 1, result.output
     for problem in problems:
         assert problem in result.output
@@ -76,7 +76,7 @@ def test_the_old_header_lines_fail_naming_the_problem(repo: list[str], profile: 
 @pytest.mark.parametrize("profile", sorted(CORRECTED))
 def test_the_corrected_lines_pass(repo: list[str], profile: str) -> None:
     for line in CORRECTED[profile]:
-        result = run_cli(["check", *repo, "--profile", profile, "--launch", line])
+        result = run_cli(["check", "-v", *repo, "--profile", profile, "--launch", line])
         assert result.exit_code == 0, result.output
         assert f"launch (command line): {line}" in result.output
 
@@ -144,7 +144,7 @@ def test_blueboat_fails_without_its_acknowledgements(tmp_path: Path, upstream: P
     head, rest = text.split("\n# Findings about a Gazebo model", 1)
     overlay.write_text(head + "\n" + rest[rest.index("\ndeltas:") :])
     loc = location_args(base, tmp_path / "c", upstream)
-    result = run_cli(["check", *loc, "--profile", "blueboat"])
+    result = run_cli(["check", "-v", *loc, "--profile", "blueboat"])
     assert result.exit_code == 1
     assert "launch gazebo: sitl_models: steering reversed" in result.output
 
@@ -154,7 +154,7 @@ def test_a_stale_acknowledgement_fails(tmp_path: Path, upstream: Path) -> None:
     overlay = base / "overlays/blueboat_sitl.yaml"
     overlay.write_text(overlay.read_text().replace("steer right → turns left", "steer left", 1))
     loc = location_args(base, tmp_path / "c", upstream)
-    result = run_cli(["check", *loc, "--profile", "blueboat"])
+    result = run_cli(["check", "-v", *loc, "--profile", "blueboat"])
     assert result.exit_code == 1
     assert "is stale: no finding is 'sitl_models: steering reversed: steer left" in result.output
 
@@ -172,7 +172,7 @@ def test_a_copy_of_the_model_with_other_bytes_is_not_acknowledged(
     copy.write_bytes(data + b"<!-- the same model, other bytes -->\n")
     line = CORRECTED["blueboat"][0]
     result = run_cli(
-        ["check", *repo, "--profile", "blueboat", "--launch", line, "--model", str(copy)]
+        ["check", "-v", *repo, "--profile", "blueboat", "--launch", line, "--model", str(copy)]
     )
     assert result.exit_code == 1, result.output
     assert "steering reversed: steer right → turns left" in result.output
@@ -208,7 +208,7 @@ def test_swapped_jointnames_with_kept_topics_are_found(
     copy.write_text(swapped)
     line = CORRECTED["blueboat"][0]
     result = run_cli(
-        ["check", *repo, "--profile", "blueboat", "--launch", line, "--model", str(copy)]
+        ["check", "-v", *repo, "--profile", "blueboat", "--launch", line, "--model", str(copy)]
     )
     assert result.exit_code == 1, result.output
     assert (

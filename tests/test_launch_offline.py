@@ -58,7 +58,7 @@ def test_launch_sections_match_the_golden_file(tmp_path: Path) -> None:
         "#   ardurover -w --model rover-skid --defaults derived/boat_sitl.params,sim/rewire.parm\n"
         "# It loads boat_sitl.params then rewire.parm; the last file loaded wins.\n"
     ) in derived
-    result = run_cli(["check", *loc])
+    result = run_cli(["check", "-v", *loc])
     assert result.exit_code == 1
     assert "launch built-in: throttle reversed: throttle forward → moves backward" in result.output
     assert "launch gazebo: sitl_models: throttle dead" in result.output

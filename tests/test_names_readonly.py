@@ -204,7 +204,7 @@ def test_derive_writes_a_read_only_value_as_name_value(tmp_path: Path) -> None:
     for key, load in LOADERS.items():
         assert load(text.encode()).values["SERVO3_MAX"].value == 1900.0, key
     before = tree_bytes(root)
-    checked = run_cli(["check", *loc])
+    checked = run_cli(["check", "-v", *loc])
     assert "derived/boat_sitl.params: the same 15 values in all 6 real loaders" in checked.output
     assert tree_bytes(root) == before
 

@@ -96,7 +96,7 @@ def generate(loc: list[str]) -> None:
 def test_check_passes_with_metadata_and_frame_defaults(offline: tuple[Path, list[str]]) -> None:
     root, loc = offline
     generate(loc)
-    result = invoke("check", *loc)
+    result = invoke("check", "-v", *loc)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert (
@@ -146,7 +146,7 @@ def test_a_frame_default_left_unchosen_fails_check_with_the_fix(
         )
     )
     generate(loc)
-    result = invoke("check", *loc)
+    result = invoke("check", "-v", *loc)
     assert result.exit_code == 1
     assert (
         "layers: CRUISE_THROTTLE runs 40 from rover-skid.parm:4 (frame default) but the "
@@ -248,7 +248,7 @@ def test_a_frame_the_profile_lacks_is_an_error(offline: tuple[Path, list[str]]) 
 def test_models_passed_on_the_command_line_are_checked(offline: tuple[Path, list[str]]) -> None:
     _, loc = offline
     generate(loc)
-    out = invoke("check", *loc, "--profile", "boat", "--model", str(FIXTURES / "model.sdf"))
+    out = invoke("check", "-v", *loc, "--profile", "boat", "--model", str(FIXTURES / "model.sdf"))
     assert out.exit_code == 1
     assert "but SERVO1_FUNCTION is 74 (ThrottleRight)" in out.output
     assert "net direction is backwards: SERVO3_REVERSED 1 × multiplier 70" in out.output
@@ -273,7 +273,7 @@ def test_a_joint_roles_fix_points_at_sources_yaml(
     model = tmp_path / "swapped" / "model.sdf"
     model.parent.mkdir()
     model.write_text(text.replace("<plugin ", f'<link name="base"/>{links}<plugin ', 1))
-    out = invoke("check", *loc, "--profile", "boat", "--model", str(model))
+    out = invoke("check", "-v", *loc, "--profile", "boat", "--model", str(model))
     assert out.exit_code == 1
     assert (
         "channel 0 (motor_port_joint, SERVO1): joint_roles in sources.yaml says motor_port_joint "
@@ -295,7 +295,7 @@ def test_a_pinned_target_model_fails_check_as_the_report_shows_it(
         sources.read_text().replace(extra, extra + "    target_models: [sitl_models]\n")
     )
     generate(loc)
-    out = invoke("check", *loc, "--format", "github")
+    out = invoke("check", "-v", *loc, "--format", "github")
     assert out.exit_code == 1
     label = "sitl_models (acme/models:boat/model.sdf)"
     findings = [line for line in out.output.splitlines() if line.startswith("::error ")]
@@ -305,3 +305,8 @@ def test_a_pinned_target_model_fails_check_as_the_report_shows_it(
     report = (root / "reports/boat-1.0.md").read_text()
     assert f"**{len(mine)} mismatches**" in report
     assert f"fix the <control> blocks of {label}" in out.output
+    # Without -v the passed checks fold into a line; the annotations are all still there (#31)
+    folded = invoke("check", *loc, "--format", "github")
+    assert folded.exit_code == 1
+    assert [ln for ln in folded.output.splitlines() if ln.startswith("::error ")] == findings
+    assert not [ln for ln in folded.stdout.splitlines() if "acknowledged (" in ln]

@@ -49,6 +49,14 @@ def test_every_layer_value_running_is_verified() -> None:
     assert result.ok and result.matching == 4 and result.unset == 2
 
 
+def test_names_the_firmware_does_not_know_are_not_counted_as_its_defaults() -> None:
+    running = {"SERVO1_FUNCTION": 74.0, "SERVO3_FUNCTION": 73.0, "FRAME_CLASS": 2.0}
+    running |= {"ATC_STR_RAT_P": 0.2, "WP_SPEED": 2.0, "NL_BRIGHT": 1.0}
+    known = {"SERVO1_FUNCTION", "SERVO3_FUNCTION", "FRAME_CLASS", "ATC_STR_RAT_P", "WP_SPEED"}
+    result = verify_running(LAYERS, running, wiped=False, known=known)
+    assert (result.unset, result.unknown) == (1, 1)
+
+
 def test_a_stored_value_that_survived_names_the_layer_and_the_fix() -> None:
     # SITL booted with an old eeprom.bin: the frame's 73 was stored; the derived 74 lost
     running = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 73.0, "FRAME_CLASS": 2.0}
@@ -115,7 +123,8 @@ FAST = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.3, retries=8, version
 def _running(pin: Pin, launch: str | None = None) -> dict[str, tuple[float, int]]:
     layers, _ = expected(pin, launch)
     params = {n: (e.param.value, MAV_PARAM_TYPE_REAL32) for n, e in layers.effective.items()}
-    params |= {"STAT_BOOTCNT": (3.0, 4), "SYSID_THISMAV": (1.0, 2)}  # firmware's own
+    params |= {"STAT_BOOTCNT": (3.0, 4), "MAV_SYSID": (1.0, 2)}  # firmware's own (4.7)
+    params["NL_BRIGHT"] = (1.0, 2)  # a Lua script's: no firmware default
     return params
 
 
@@ -126,7 +135,11 @@ def test_verify_a_sitl_that_runs_its_launch(blueboat: Pin) -> None:
     layers, wiped = expected(blueboat, None)
     assert not wiped  # the declared gazebo launch has no -w
     total = len(layers.effective)
-    assert f"{total} of {total} parameters the layers set run that value; 2 more" in lines[2]
+    assert lines[2] == (
+        f"{total} of {total} parameters the layers set run that value; 2 more run firmware "
+        "defaults no layer sets, 1 names the firmware's metadata does not know (counted, not "
+        "listed)"
+    )
     assert "rover.parm" in lines[1] and "blueboat_sitl.params" in lines[1]
 
 

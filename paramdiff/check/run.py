@@ -52,8 +52,12 @@ def check_project(
     launch: str | None = None,
     world: Path | None = None,
     require_confirmed: bool = False,
+    verbose: bool = False,
 ) -> Iterator[str]:
     """`paramdiff check`: lines to print; raises DriftError naming every finding and fix.
+
+    ``verbose``: every check that passed, a line each; else one line per pin counts them,
+    so what failed is not buried under ~20 acknowledged findings (#31).
 
     ``annotate``: each finding also as a GitHub ``::error`` line on the file and line to fix.
     ``require_confirmed``: a pin's derived file needs a current verification record whose
@@ -68,7 +72,10 @@ def check_project(
             ctx, models, launch, asked=pin is not None, world=world, require=require_confirmed
         )
         where = f"{ctx.profile.name} {ctx.pin}"
-        yield from (f"ok    {where}: {line}" for line in outcome.passed)
+        if verbose:
+            yield from (f"ok    {where}: {line}" for line in outcome.passed)
+        elif outcome.passed:
+            yield f"ok    {where}: {passed_count(outcome.passed)}"
         yield from (f"warn  {where}: {line}" for line in outcome.warnings)
         yield from (diff.rstrip("\n") for diff in outcome.diffs)
         if annotate:
@@ -78,6 +85,13 @@ def check_project(
     if findings:
         raise DriftError(findings, "; ".join(fixes))
     yield "check passed"
+
+
+def passed_count(passed: list[str]) -> str:
+    """The one line that stands for a pin's passed checks without --verbose."""
+    acknowledged = sum(1 for line in passed if "acknowledged (" in line)
+    of_them = f", {acknowledged} of them acknowledged findings" if acknowledged else ""
+    return f"{len(passed)} checks passed{of_them} (paramdiff check -v lists them)"
 
 
 def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:

@@ -42,6 +42,12 @@ from .output import echo_lines
     help="Fail unless each derived file has a current verification record (verify --record) "
     "confirming every value in SITL; without it a stale record is a warning.",
 )
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="List every check that passed (default: one line per pin counts them).",
+)
 @click.option("--all-profiles", is_flag=True, hidden=True)  # the default; old scripts pass it
 @opt.output_format(
     ["text", "github"],
@@ -56,6 +62,7 @@ def check(
     launch: str | None,
     world: Path | None,
     require_confirmed: bool,
+    verbose: bool,
     all_profiles: bool,
     fmt: str,
 ) -> None:
@@ -77,5 +84,6 @@ def check(
             launch=launch,
             world=world,
             require_confirmed=require_confirmed,
+            verbose=verbose,
         )
     )

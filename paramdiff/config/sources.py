@@ -136,9 +136,12 @@ class Config:
 
     def fetch_targets(self, profile: str | None, pin: str | None) -> list[tuple[Profile, str]]:
         """(profile, pin) pairs a fetch covers: one profile if named, else every profile
-        that has ``pin``, else every pin of every profile."""
+        that has ``pin``, else every pin of every profile. A profile named without a pin
+        means every pin of it, because `check --profile P` checks every one (#31)."""
         if profile is not None:
             chosen = self.profile(profile)
+            if pin is None:
+                return [(chosen, name) for name in chosen.pins]
             return [(chosen, chosen.pin(pin)[0])]
         if pin is None:
             return [(p, name) for p in self.profiles.values() for name in p.pins]

@@ -10,7 +10,7 @@ baseline a minimal derived file need not repeat.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from typing import NamedTuple
 
 from ..comparison.compare import Comparison
@@ -70,16 +70,25 @@ class Verification(NamedTuple):
     mismatches: list[Mismatch]
     matching: int  # set by a layer and running that value
     unset: int  # running, set by no layer: the firmware's own defaults (counted, not listed)
+    # running, set by no layer, and a name the pin's firmware metadata does not know (a Lua
+    # script's, or another firmware's): not a firmware default, so counted apart
+    unknown: int = 0
 
     @property
     def ok(self) -> bool:
         return not self.mismatches
 
 
-def verify_running(layers: Layers, running: Mapping[str, float], wiped: bool) -> Verification:
+def verify_running(
+    layers: Layers,
+    running: Mapping[str, float],
+    wiped: bool,
+    known: Container[str] | None = None,
+) -> Verification:
     """``running`` (name -> value, as pulled) against the winning value of every layer.
     ``wiped``: whether the launch wiped stored parameters (-w), which decides the likely
-    cause of a difference."""
+    cause of a difference. ``known``: the names the firmware's metadata defines; a running
+    name no layer sets and outside it is counted as unknown, not as a firmware default."""
     mismatches = []
     for name, eff in layers.effective.items():
         value = running.get(name)
@@ -88,8 +97,9 @@ def verify_running(layers: Layers, running: Mapping[str, float], wiped: bool) ->
         elif not same_value(value, eff.param.value):
             mismatches.append(Mismatch(eff, value, SET_AFTER_BOOT if wiped else STORED_SURVIVED))
     matching = len(layers.effective) - len(mismatches)
-    unset = sum(1 for name in running if name not in layers.effective)
-    return Verification(layers, mismatches, matching, unset)
+    rest = [name for name in running if name not in layers.effective]
+    unknown = 0 if known is None else sum(1 for name in rest if name not in known)
+    return Verification(layers, mismatches, matching, len(rest) - unknown, unknown)
 
 
 def runs_anyway(

@@ -36,7 +36,11 @@ if TYPE_CHECKING:
 MIB = 1024 * 1024
 CHUNK = 64 * 1024  # decoded bytes per read; urllib3 (>= 2.6) decompresses at most this much
 RETRY_STATUSES = frozenset([429, *range(500, 600)])
-MIRROR_HINT = "read a mirror: --mirror DIR|URL or PARAMDIFF_MIRROR"
+# The example is the mirror the README's "No GitHub access?" names, so the fix is one paste.
+MIRROR_HINT = (
+    "read a mirror: --mirror DIR|URL or PARAMDIFF_MIRROR "
+    "(e.g. export PARAMDIFF_MIRROR=../shared/upstream)"
+)
 AGAIN = f"check the network and run the command again, or {MIRROR_HINT}"
 UNREACHABLE = f"check the network, or {MIRROR_HINT}"
 PORTS = {"http": 80, "https": 443}

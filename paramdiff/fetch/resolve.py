@@ -82,6 +82,22 @@ def _jobs(
     return jobs, checks
 
 
+def _changed(old: LockEntry, spec: SourceSpec) -> str:
+    """Only the keys of a role's lock entry that sources.yaml no longer says, so fetch's
+    status column stays short (#31: it was ~150 characters)."""
+    keys = [
+        f"{key} {was}"
+        for key, was, now in (
+            ("repo", old.repo, spec.repo),
+            ("ref", old.ref, spec.ref),
+            ("path", old.path, spec.path),
+            ("format", old.format, spec.format),
+        )
+        if was != now
+    ]
+    return ", ".join(keys)
+
+
 def fetch_targets(
     config: Config,
     targets: Sequence[tuple[Profile, str | None]],
@@ -122,9 +138,7 @@ def fetch_targets(
                 changes[(r.profile, r.pin, role.spec.role)] = role.entry
             if old is not None and not old.matches(role.spec):
                 role.previous = old
-                role.status += (
-                    f" (sources.yaml changed; the lock had {old.repo}@{old.ref} {old.path})"
-                )
+                role.status += f" (sources.yaml changed; the lock had {_changed(old, role.spec)})"
     written = commit_entries(config.root, base, changes)
     for r in results:
         r.lock_written = written

@@ -18,14 +18,14 @@ from ..fetch.transports import MirrorTransport as _loaded_before_the_pool  # noq
 from ..model.values import same_value
 from ..parse.any import parse_any
 from ..project import Project, blueos_includes
+from ..render.fit import fit_rows
+from ..render.texttable import table
 
 
 def fetch_project(
     project: Project, profile: str | None, pin: str | None, update: bool
 ) -> Iterator[str]:
     """`paramdiff fetch`: every target pin fetched, verified and locked; lines to print."""
-    from tabulate import tabulate
-
     config = project.config()
     results = fetch_targets(
         config,
@@ -35,17 +35,31 @@ def fetch_project(
         update=update,
         includes=blueos_includes,
     )
-    headers = ["role", "source", "path", "size", "status"]
-    if update:
-        headers.append("update")
     for result in results:
         yield f"{result.profile} {result.pin}:"
-        yield tabulate(result.table(update), headers=headers, tablefmt="simple")
+        yield from fetch_table(result.table(update))
         if update:
             others = [p for p in config.profile(result.profile).pins if p != result.pin]
             yield from update_hint(project.cache(), result, others)
     # One write for every target (or none): see fetch.resolve.fetch_targets.
     yield "sources.lock " + ("written" if any(r.lock_written for r in results) else "unchanged")
+
+
+def fetch_table(rows: list[list[str]]) -> Iterator[str]:
+    """One pin's roles in at most 100 columns (#31): a role's file is two lines, its source
+    (repo@commit) above its path, and what a status or an update adds in parentheses is a
+    line below the table, so no path or commit is ever broken."""
+    headers = ["role", "file", "size", "status"]
+    cells: list[list[str]] = []
+    notes: list[str] = []
+    for role, source, path, size, status, *update in rows:
+        status, _, note = status.partition(" (")
+        cells += [[role, source, size, status], ["", path, "", ""]]
+        if note:
+            notes.append(f"  {role}: {note.removesuffix(')')}")
+        notes += [f"  {role}: {moved}" for moved in update]
+    yield from table(headers, fit_rows(headers, cells), markdown=False)
+    yield from notes
 
 
 def update_hint(cache: Cache, result: FetchResult, other_pins: list[str]) -> Iterator[str]:

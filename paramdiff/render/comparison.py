@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..comparison.compare import ABSENT, NR, Comparison, TableOptions, select
@@ -99,7 +99,9 @@ def render(
         headers = ["name", *comp.roles, "status", "category", "display_name"]
         yield from table(headers, _rows(comp, names), md)
     else:
-        yield from table(*_text_table(comp, names), md, cell_max=TEXT_CELL_MAX)
+        headers, rows = _text_table(comp, names)
+        yield from table(headers, rows, md, cell_max=TEXT_CELL_MAX)
+        yield from _legend(rows, TEXT_CELL_MAX)
         yield from _renamed_note(comp, names)
     if comp.facts:
         yield ""
@@ -126,6 +128,25 @@ def render(
         yield ""
         for role, w in comp.warnings:
             yield f"- {role}: {w}" if md else f"  {role}: {w}"
+
+
+# What the marks of the text table mean (the report's status key says it in markdown).
+LEGEND = {
+    ABSENT: f"{ABSENT} a source that could set it but does not",
+    NR: f"{NR} not representable: the source cannot express it",
+    "…": "… cut at 24 characters (--format markdown, csv or json keeps it whole)",
+}
+
+
+def _legend(rows: Sequence[Sequence[str]], cell_max: int) -> Iterator[str]:
+    """One line under the text table naming each mark it shows, only those it shows (a cell
+    longer than ``cell_max`` shows as cut)."""
+    cells = {cell for row in rows for cell in row}
+    shown = {m for m in (ABSENT, NR) if m in cells}
+    if any(len(cell) > cell_max for cell in cells):
+        shown.add("…")
+    for i, mark in enumerate(m for m in LEGEND if m in shown):
+        yield ("key: " if i == 0 else "     ") + LEGEND[mark]
 
 
 def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -> Iterator[str]:
