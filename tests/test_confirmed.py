@@ -229,6 +229,18 @@ def test_record_refused_while_the_derived_file_is_out_of_date(
         (lambda t: t.replace('"sha256": "', '"sha256": "zz'), "'derived' must hold a sha256", 5),
         (lambda t: t.replace('"confirmed": 15', '"confirmed": 16'), "'summary' says", 12),
         (lambda t: t.replace('"time": "2', '"time": "yesterday 2'), "not UTC ISO 8601", 10),
+        (
+            lambda t: t.replace('"pin": "1.0",', '"pin": "1.0",\n  "pin": "1.0",'),
+            "names 'pin' twice",
+            5,
+        ),
+        (
+            lambda t: t.replace(
+                '"launch":', '"deep": ' + "[" * 50_000 + "]" * 50_000 + ',\n  "launch":'
+            ),
+            "nests too deeply",
+            1,
+        ),
     ],
     ids=[
         "not-json",
@@ -239,6 +251,8 @@ def test_record_refused_while_the_derived_file_is_out_of_date(
         "digest",
         "summary",
         "time",
+        "duplicate-key",
+        "deep",
     ],
 )
 def test_a_bad_record_is_an_error_with_its_line(
@@ -328,6 +342,27 @@ def test_a_record_through_a_link_out_of_the_project_is_refused(
     (elsewhere / "boat-1.0.json").write_text("{}")
     result = run_cli(["report", *loc])
     assert result.exit_code == 2 and "leads outside the project" in result.stderr
+
+
+def test_a_verified_that_is_a_file_is_an_error_not_a_traceback(
+    boat: tuple[Path, list[str]],
+) -> None:
+    root, loc = boat
+    (root / "verified").write_text("not a folder\n")
+    result = verify(Vehicle(served(root, loc)), loc)
+    assert result.exit_code == 2, result.output
+    (error,) = result.stderr.splitlines()
+    assert error.startswith("Error: verified:") and "is not a folder" in error, error
+    assert (root / "verified").read_text() == "not a folder\n"
+
+
+def test_record_refused_before_the_pull_without_a_lock(boat: tuple[Path, list[str]]) -> None:
+    root, loc = boat
+    vehicle = Vehicle(served(root, loc))
+    (root / "sources.lock").unlink()
+    result = verify(vehicle, loc)
+    assert result.exit_code == 2, result.output
+    assert not (root / RECORD).exists()
 
 
 def test_project_files_guard_the_record(boat: tuple[Path, list[str]]) -> None:

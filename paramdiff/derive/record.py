@@ -242,6 +242,54 @@ def _refuse_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"names {key!r} twice (a reader would keep either)")
+        self.key = key
+
+
+def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """json's object hook: a key given twice is refused, not silently the last one."""
+    doc: dict[str, object] = {}
+    for key, value in pairs:
+        if key in doc:
+            raise _DuplicateKey(key)
+        doc[key] = value
+    return doc
+
+
+def _second_line(text: str, key: str) -> int:
+    """The line of ``key``'s second occurrence (where a duplicate is)."""
+    seen = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _KEY_LINE.match(line)
+        if m and m.group(1) == key:
+            seen += 1
+            if seen == 2:
+                return number
+    return 1
+
+
+def _decode(data: bytes, file: str, fix: str) -> tuple[str, object]:
+    """The record's text and its JSON, or InputError with the line."""
+    try:
+        text = data.decode("utf-8")
+        doc = json.loads(
+            text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicates
+        )
+    except UnicodeDecodeError as exc:
+        raise InputError(f"is not UTF-8 ({exc.reason})", fix, file=file, line=1) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"is not JSON: {exc.msg}", fix, file=file, line=exc.lineno) from None
+    except _DuplicateKey as exc:
+        raise InputError(str(exc), fix, file=file, line=_second_line(text, exc.key)) from None
+    except RecursionError:  # json's decoder recurses per nesting level: a record is 3 deep
+        raise InputError("nests too deeply for a record", fix, file=file, line=1) from None
+    except ValueError as exc:
+        raise InputError(str(exc), fix, file=file, line=1) from None
+    return text, doc
+
+
 def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
     """A record's bytes, checked: JSON of this format, naming ``profile`` and ``pin``, every
     parameter a name and numbers. InputError (with the line) for anything else."""
@@ -249,15 +297,7 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
         f"record it again: paramdiff verify CONNECTION --profile {profile} --pin {pin} --record "
         f"(or delete {file})"
     )
-    try:
-        text = data.decode("utf-8")
-        doc = json.loads(text, parse_constant=_refuse_constant)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"is not UTF-8 ({exc.reason})", fix, file=file, line=1) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"is not JSON: {exc.msg}", fix, file=file, line=exc.lineno) from None
-    except ValueError as exc:
-        raise InputError(str(exc), fix, file=file, line=1) from None
+    text, doc = _decode(data, file, fix)
     lines = _line_of(text)
 
     def fail(what: str, key: str) -> InputError:

@@ -106,10 +106,31 @@ def record_target(pin: Pin) -> Path:
             f"run {derived.regenerate}, restart SITL on it, then verify --record again",
             file=derived.target,
         )
+    lock_digest(pin)  # refused before the pull, not after it
     rel = record_path(pin.profile.name, pin.pin)
     target = project_path(pin.config.root, rel, generated=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    folder = target.parent
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(
+            f"{folder.name}/ is not a folder of the project, so the record cannot go there",
+            f"remove or rename {folder.name} (records are kept as {rel})",
+            file=folder.name,
+        )
+    folder.mkdir(parents=True, exist_ok=True)
     return target
+
+
+def lock_digest(pin: Pin) -> str:
+    """The sha256 of the lock a record names; refused where the project has no lock."""
+    lock = pin.lock()
+    if lock is None:
+        raise UsageError(
+            "there is no sources.lock, so a record could not say which sources it verified",
+            "run paramdiff fetch and derive, restart SITL on the derived file, then verify "
+            "--record again",
+            file="sources.lock",
+        )
+    return lock.sha256
 
 
 def _rows(pin: Pin) -> dict[str, float]:
@@ -120,14 +141,13 @@ def _rows(pin: Pin) -> dict[str, float]:
 def record_of(pin: Pin, pulled: Pulled, stack: Layers, launch: str | None) -> Record:
     """The record of one complete pull against the pin's derived file."""
     v = pulled.vehicle
-    lock = pin.lock()
     return make_record(
         profile=pin.profile.name,
         pin=pin.pin,
         derived_file=pin.derived().target,
         derived_sha256=sha256_of(join_lines(pin.derived_lines()).encode()),
         derived=_rows(pin),
-        lock_sha256=lock.sha256 if lock is not None else "",
+        lock_sha256=lock_digest(pin),
         launch=launch,
         layers=[s.file.file for s in stack.layers],
         connection=pulled.connection,
