@@ -138,7 +138,7 @@ class Pair:
     label: str
     ours: list[Run]
     peer: list[Run]
-    target: float | None  # None: reported, no target (the memo-off rows)
+    target: float | None  # None: reported, no target
     memory_target: bool = False
 
     @property
@@ -400,16 +400,6 @@ def main() -> None:
         paired("check (every profile, every pin)", [*PD, "check"], peer, reps, env, 2.5),
         paired("--help", [*PD, "--help"], peer, reps, env, 1.0),
     ]
-    # The same three with the results memo off (paramdiff/memo.py): what the first run after
-    # a change costs, each result computed. Reported beside the targets, which are the warm
-    # runs a user repeats (as the metadata's parsed entries are warm in every row).
-    computed = {**env, "PARAMDIFF_MEMO": "0"}
-    for label, words in (
-        ("compare three-way", ["compare", "three-way"]),
-        ("derive --check", ["derive", "--check"]),
-        ("check (every profile, every pin)", ["check"]),
-    ):
-        pairs.append(paired(f"{label}, memo off", [*PD, *words], peer, reps, computed, None))
     stack = fetch_stack_imports(env)
     requests = warm_fetch_requests(mirror, cache)
     files = blueos_files(mirror)

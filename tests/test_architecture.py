@@ -32,7 +32,7 @@ def test_mypy_is_clean() -> None:
 
 
 def test_lower_layers_never_import_higher_ones() -> None:
-    """setup.cfg's [importlinter] contract: cli > check > jobs > memo > pin > project >
+    """setup.cfg's [importlinter] contract: cli > check > jobs > pin > project >
     render > launch > stages > derive > comparison > fetch > overlay > config > parse >
     model > files/digests > errors."""
     result = subprocess.run(

@@ -241,9 +241,7 @@ def test_compare_never_shows_a_tampered_label(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """End to end: the enum label in `compare three-way` comes from the verified source even
-    when the parsed entry in the cache was edited (the results memo off, so the second run
-    reads the entry; a tampered memo entry: tests/test_memo.py)."""
-    monkeypatch.setenv("PARAMDIFF_MEMO", "0")
+    when the parsed entry in the cache was edited (the second run reads the entry)."""
     _, loc = fetched_offline_project(tmp_path)
     first = run_cli(["compare", "three-way", *loc])
     assert first.exit_code == 0, first.output

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from ..comparison.compare import EVERY_ROW, TableOptions
 from ..errors import UsageError
-from ..memo import remembered
 from ..pin import Pin
 from ..project import Project
 
@@ -24,18 +23,11 @@ def three_way(pin: Pin) -> Comparison:
 
 
 def three_way_lines(pin: Pin, table: TableOptions = EVERY_ROW) -> list[str]:
-    """`compare three-way`: the rows of ``three_way`` that ``table`` selects, kept per
-    digest of their inputs (paramdiff/memo.py) and read back while nothing changed."""
+    """`compare three-way`: the rows of ``three_way`` that ``table`` selects."""
+    from ..render.comparison import selected_lines
+
     title = f"{pin.profile.name} {pin.pin}: hardware vs sitl vs sitl_models"
-
-    def make() -> list[str]:
-        # Only a result not kept needs the stages (their import is most of a warm run's time).
-        from ..render.comparison import selected_lines
-
-        return list(selected_lines(three_way(pin), table, title))
-
-    lines: list[str] = remembered(pin, "three-way", (pin.lenient, *table), make)
-    return lines
+    return list(selected_lines(three_way(pin), table, title))
 
 
 def compare_pins(project: Project, profile: str | None, pins: list[str], role: str) -> Comparison:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from ..config.sources import derive_command
 from ..errors import ConfigError, UsageError
-from ..memo import remembered
 from ..model.metadata import firmware_of
 from ..model.source import Source
 from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
@@ -34,19 +33,12 @@ def derive_file(
 def derived_lines(
     pin: Pin, fmt: str = "params", minimal: bool = False
 ) -> tuple[list[str], list[str]]:
-    """The derived file's lines in ``fmt`` and the warnings about them, kept per digest of
-    their inputs (paramdiff/memo.py): read back, not derived again, while nothing changed."""
+    """The derived file's lines in ``fmt`` and the warnings about them."""
+    from ..render.params import derived_qgc_types, render
 
-    def make() -> list[list[str]]:
-        # Only a result not kept needs the stages (their import is most of a warm run's time).
-        from ..render.params import derived_qgc_types, render
-
-        derived = minimal_derived(pin) if minimal else pin.derived()
-        warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
-        return [list(render(derived, fmt)), [warning] if warning else []]
-
-    lines, warnings = remembered(pin, "derive", (fmt, minimal), make)
-    return lines, warnings
+    derived = minimal_derived(pin) if minimal else pin.derived()
+    warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
+    return list(render(derived, fmt)), [warning] if warning else []
 
 
 def _minimal_output(pin: Pin, output: Path | None) -> None:
