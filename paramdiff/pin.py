@@ -280,7 +280,7 @@ class Pin:
             )
         from .overlay.file import load_overlay
 
-        return load_overlay(self.config.root, profile.overlay, memo=self.project.cache())
+        return load_overlay(self.config.root, profile.overlay)
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
         """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the

@@ -99,7 +99,7 @@ class Project:
     def config(self) -> Config:
         """sources.yaml, read and checked once per run."""
         if "config" not in self._read:
-            self._read["config"] = load_config(self.root, memo=self.cache())
+            self._read["config"] = load_config(self.root)
         config: Config = self._read["config"]
         return config
 
@@ -115,7 +115,7 @@ class Project:
         except OSError:
             key = None
         if key is None or self._lock_read is None or self._lock_read[0] != key:
-            self._lock_read = (key, read_lock(root, memo=self.cache()))
+            self._lock_read = (key, read_lock(root))
         return self._lock_read[1]
 
     def project_files(self) -> ProjectFiles:

@@ -11,7 +11,6 @@ from ..comparison.compare import ABSENT, NR, Comparison, TableOptions, select
 from ..comparison.renames import Rename
 from ..model.params import READ_ONLY_MARK
 from ..model.values import format_value
-from .jsontext import dumps_indented
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
@@ -237,7 +236,7 @@ def _json_list(key: str, items: Iterator[Any], last: bool) -> Iterator[str]:
     yield f"  {json.dumps(key)}: ["
     while item is not _END:
         # ensure_ascii escapes every other line break: "\n" alone splits the text
-        lines = ("    " + dumps_indented(item, "    ")).split("\n")
+        lines = ("    " + json.dumps(item, indent=2).replace("\n", "\n    ")).split("\n")
         item = next(items, _END)
         if item is not _END:
             lines[-1] += ","
