@@ -5,7 +5,12 @@ Library first: everything the CLI does is a function here. Heavy modules load la
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .comparison.compare import compare as _compare
+from .model.source import Source
+from .parse.local import local_sources
 
 __version__ = "0.1.0"
 
@@ -16,11 +21,6 @@ if TYPE_CHECKING:
 def compare(*sources: Any, **kw: Any) -> Comparison:
     """Align parsed sources (``paramdiff.table.Source``) or file paths; returns a Comparison
     whose ``.frame`` is a pandas DataFrame indexed by parameter name."""
-    from pathlib import Path
-
-    from .comparison.compare import compare as _compare
-    from .model.source import Source
-    from .parse.local import local_sources
 
     if all(isinstance(s, Source) for s in sources):
         return _compare(list(sources), **kw)

@@ -18,8 +18,10 @@ from ..config.sources import svg_path
 from ..errors import ConfigError, DriftError, UsageError
 from ..pin import Pin
 from ..project import Project
+from ..render.github import annotation
 from .confirmed import record_outcome
 from .outcome import CheckOutcome
+from .rules import check_outputs
 
 
 def check_contexts(
@@ -79,7 +81,6 @@ def check_project(
 def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
     """``::error`` lines, each path relative to the working directory (the repository root
     in a workflow), so GitHub puts it on the file in the pull request."""
-    from ..render.github import annotation
 
     for loc in outcome.located:
         file = None
@@ -115,8 +116,6 @@ def run_check(
     own_report = _has_own(ctx.profile.report, ctx, asked, report=True)
     if not own_derived and not own_report:
         return out  # nothing committed for this pin: its lock was the check
-
-    from .rules import check_outputs
 
     outputs = CheckOutcome()
     check_outputs(ctx, outputs, own_derived, own_report, asked, models or [], launch, world)

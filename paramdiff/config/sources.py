@@ -12,9 +12,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from ..digests import sha256_of
-from ..errors import ConfigError, quote
+from ..errors import ConfigError, UsageError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import Category, ScriptParams
+from ..parse.launch import parse_launch
 from .roles import (
     PROJECT_INPUTS,
     ROLE_RE,
@@ -314,8 +315,6 @@ def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tupl
 def _launches(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[DeclaredLaunch, ...]:
     """Each launch: a command line, or {name, command, model}; read as SITL would (so a typo
     fails here, on its line), names unique."""
-    from ..errors import UsageError
-    from ..parse.launch import parse_launch
 
     out: list[DeclaredLaunch] = []
     for i, item in enumerate(sequence(doc, path, raw)):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tabulate import tabulate
+
 from ..config.roles import PARAM_FORMATS
 from ..errors import InputError
 from ..fetch.cache import Cache
@@ -24,7 +26,6 @@ def fetch_project(
     project: Project, profile: str | None, pin: str | None, update: bool
 ) -> Iterator[str]:
     """`paramdiff fetch`: every target pin fetched, verified and locked; lines to print."""
-    from tabulate import tabulate
 
     config = project.config()
     results = fetch_targets(

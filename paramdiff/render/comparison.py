@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from ..comparison.compare import ABSENT, NR, Comparison, TableOptions, select
 from ..comparison.renames import Rename
 from ..model.params import READ_ONLY_MARK
 from ..model.values import format_value
+from .texttable import TEXT_CELL_MAX, table
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
@@ -89,7 +91,6 @@ def render(
     if fmt == "csv":
         yield from _render_csv(comp, names)
         return
-    from .texttable import TEXT_CELL_MAX, table
 
     md = fmt == "markdown"
     if preamble:
@@ -148,7 +149,6 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
 
 def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
     """A row at a time (``diff`` over a thousand files never holds the whole CSV)."""
-    import csv
 
     line = _LineBuffer()
     writer = csv.writer(line, lineterminator="\n")
