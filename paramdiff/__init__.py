@@ -5,12 +5,7 @@ Library first: everything the CLI does is a function here. Heavy modules load la
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from .comparison.compare import compare as _compare
-from .model.source import Source
-from .parse.local import local_sources
 
 __version__ = "0.1.0"
 
@@ -21,6 +16,13 @@ if TYPE_CHECKING:
 def compare(*sources: Any, **kw: Any) -> Comparison:
     """Align parsed sources (``paramdiff.table.Source``) or file paths; returns a Comparison
     whose ``.frame`` is a pandas DataFrame indexed by parameter name."""
+    # Imported here, not at the top: every `import paramdiff.<module>` (each command) runs
+    # this file, and these cost ~50 ms (python -X importtime) that only a library call needs.
+    from pathlib import Path
+
+    from .comparison.compare import compare as _compare
+    from .model.source import Source
+    from .parse.local import local_sources
 
     if all(isinstance(s, Source) for s in sources):
         return _compare(list(sources), **kw)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..comparison.compare import TableOptions, compare, select
-from ..derive.running import changes_from_defaults
 from ..errors import UsageError
 from ..parse.local import local_sources
 from ..render.comparison import render
@@ -33,6 +32,8 @@ def diff_files(
     comp = compare(sources, classifier)
     names = select(comp, table.only_differences, table.categories, table.params)
     if defaults is not None:
+        from ..derive.running import changes_from_defaults  # (diff A B never needs the layers)
+
         names = changes_from_defaults(comp, names)
         differs = bool(names)
     else:  # exit 1: the README's exit code for differences; the table says which

@@ -14,12 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.lock import LOCK_FILE
-from ..config.sources import SOURCES_FILE
 from ..errors import ParamdiffError
 from ..model.metadata import firmware_of
-from ..pin import Pin
-from ..project import Project
 
 if TYPE_CHECKING:
     from ..comparison.classify import Classifier
@@ -52,6 +48,8 @@ def categorise_local(
 ) -> tuple[list[Source], Classifier | None]:
     """``sources`` with the metadata their headers name, and the classifier of the first pin
     that has it; (sources, None) when there is no project here or no such metadata cached."""
+    from ..config.lock import LOCK_FILE
+    from ..config.sources import SOURCES_FILE
 
     root = Path.cwd() if root is None else root
     wanted = {
@@ -62,6 +60,10 @@ def categorise_local(
     }
     if not wanted or not (root / SOURCES_FILE).is_file() or not (root / LOCK_FILE).is_file():
         return sources, None
+    # Imported here: Pin and Project bring the derive stack (~70 ms, python -X importtime),
+    # which `diff A B` of two files without a project never needs.
+    from ..pin import Pin
+    from ..project import Project
 
     options = Project(root=root, offline=True)
     found: dict[str, tuple[Pin, str]] = {}  # "Rover-4.7" -> (pin, metadata role)
