@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 def compare(*sources: Any, **kw: Any) -> Comparison:
     """Align parsed sources (``paramdiff.table.Source``) or file paths; returns a Comparison
     whose ``.frame`` is a pandas DataFrame indexed by parameter name."""
+    # Imported here, not at the top: every `import paramdiff.<module>` (each command) runs
+    # this file, and these cost ~50 ms (python -X importtime) that only a library call needs.
     from pathlib import Path
 
     from .comparison.compare import compare as _compare

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 import sys
 import threading
@@ -234,7 +235,6 @@ def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
     reached by opening each folder of its real path with O_NOFOLLOW: a folder swapped for a
     symlink after the caller resolved (and checked) the path fails the write, and a last
     component swapped for one is replaced, never written through."""
-    import secrets
 
     tmp_name = None
     folder_fd = None

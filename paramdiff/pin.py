@@ -13,13 +13,31 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .comparison.classify import Classifier
+from .comparison.compare import compare
+from .config.lock import require_entry
 from .config.roles import PARAM_FORMATS, SourceSpec
 from .config.sources import Profile
+from .derive.derived import Target, build
+from .derive.layers import sitl_run, stack
 from .errors import ConfigError
+from .fetch.engine import materialize, verify_cached
+from .fetch.parsed import load_metadata
+from .launch.verify import verify_declared
 from .model.metadata import Metadata, firmware_of
 from .model.params import ParamFile
 from .model.source import Source
+from .overlay.file import load_overlay
+from .parse.any import parse_any, parse_names
+from .parse.launch import launch_roles
+from .parse.params import parse_params
+from .parse.sdf import parse_sdf, read_channels
+from .parse.sdf_paths import repo_resolver
 from .project import Project, blueos_includes
+from .render.launch import load_line
+from .render.params import read_provenance, render, values_source
+from .render.sinks import join_lines
+from .stages.geometry import check_model, sitl_params
 
 # Everything else is imported where it is used: a command loads only the stages, renderers
 # and transports it runs (the fetch stack only when something is fetched), so `compare
@@ -90,8 +108,6 @@ class Pin:
         the project's transports; refused offline). Once per role per pin."""
         missing = [r for r in roles if r not in self._fetched]
         if missing:
-            from .fetch.engine import materialize
-
             self._fetched.update(
                 materialize(
                     self.profile,
@@ -118,8 +134,6 @@ class Pin:
         if role not in self._entries:
             entry = None
             if self.spec(role).format == METADATA_FORMAT:
-                from .fetch.engine import verify_cached
-
                 entry = verify_cached(
                     self.profile, self.pin, self.project.cache(), self.lock(), role
                 )
@@ -142,8 +156,6 @@ class Pin:
     @once
     def metadata_by_firmware(self) -> dict[str, Metadata]:
         out: dict[str, Metadata] = {}
-        from .config.lock import require_entry
-        from .fetch.parsed import load_metadata
 
         # One role at a time: hashing two cached files needs no thread pool (nor its import).
         for role in self.metadata_roles():
@@ -182,7 +194,6 @@ class Pin:
     def calibration_names(self) -> frozenset[str]:
         if CALIBRATION_ROLE not in self.specs:
             return frozenset()
-        from .parse.any import parse_names
 
         f = self.fetched([CALIBRATION_ROLE])[CALIBRATION_ROLE]
         return frozenset(parse_names(f.data, f.spec.path))
@@ -190,7 +201,6 @@ class Pin:
     def source(self, role: str) -> Source:
         if role in self._sources:
             return self._sources[role]
-        from .parse.any import parse_any
 
         spec = self.spec(role)
         f = self.fetched([role])[role]
@@ -226,7 +236,6 @@ class Pin:
         return src
 
     def _parse_model(self, f: FetchedRole) -> ParamFile:
-        from .parse.sdf import parse_sdf
 
         return parse_sdf(f.data, f.spec.path, self.profile.joint_roles)
 
@@ -249,7 +258,6 @@ class Pin:
         (another pin's) makes a separate one."""
         if not extra and self._classifier is not None:
             return self._classifier
-        from .comparison.classify import Classifier
 
         made = Classifier(
             categories=self.config.categories,
@@ -263,7 +271,6 @@ class Pin:
 
     def compare(self, roles: list[str]) -> Comparison:
         """The aligned table of these roles, each with its own firmware's metadata."""
-        from .comparison.compare import compare
 
         sources = [self.source(r) for r in roles]
         return compare(sources, self.classifier(), self.metadata())
@@ -278,9 +285,8 @@ class Pin:
                 f"profile '{profile.name}' declares no overlay/derived path",
                 "add 'overlay:' and 'derived:' to the profile in sources.yaml",
             )
-        from .overlay.file import load_overlay
 
-        return load_overlay(self.config.root, profile.overlay, memo=self.project.cache())
+        return load_overlay(self.config.root, profile.overlay)
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
         """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the
@@ -295,14 +301,11 @@ class Pin:
                 "frames in sources.yaml",
             )
         if frame not in self._stacked:
-            from .derive.layers import stack
-
             roles = self.profile.frames[frame]
             self._stacked[frame] = stack([self.source(r) for r in roles], frame, roles)
         return self._stacked[frame]
 
     def derive_target(self) -> Target:
-        from .derive.derived import Target
 
         inputs = [self.source_meta(r) for r in self.specs if r == CALIBRATION_ROLE]
         inputs += [self.source_meta(r) for r in self.metadata_roles()]
@@ -342,14 +345,12 @@ class Pin:
 
     @once
     def _launch_roles(self) -> set[str]:
-        from .parse.launch import launch_roles
 
         return launch_roles(self.specs, [d.command for d in self.profile.launches])
 
     @once
     def _built(self) -> Derived:
         """The derived file's values and provenance, before its header's launch line."""
-        from .derive.derived import build
 
         overlay = self.overlay()
         return build(
@@ -367,7 +368,6 @@ class Pin:
         if not self.profile.launches:
             return built
         # The header's "Load it with" line: the first declared launch check verifies.
-        from .render.launch import load_line
 
         return replace(built, launches_declared=True, load_with=load_line(self.launch_results()))
 
@@ -378,8 +378,6 @@ class Pin:
         results choose, changes no value, so the file need not be rendered first)."""
         if not self.profile.launches:
             return []
-        from .launch.verify import verify_declared
-        from .render.params import values_source
 
         return verify_declared(self, values_source(self._built()))
 
@@ -387,7 +385,6 @@ class Pin:
     def derived_lines(self) -> list[str]:
         """The derived file's lines (params format), rendered and read back by the loaders
         once; ``check`` and ``derived_source`` share them."""
-        from .render.params import render
 
         return list(render(self.derived()))
 
@@ -397,9 +394,6 @@ class Pin:
 
         Rendered and parsed once; validate, layers and the report all use this one.
         """
-        from .parse.params import parse_params
-        from .render.params import read_provenance
-        from .render.sinks import join_lines
 
         d = self.derived()
         lines = self.derived_lines()
@@ -417,7 +411,6 @@ class Pin:
         frame_defaults = self.frame_defaults()
         if frame_defaults is None:
             return None
-        from .derive.layers import sitl_run
 
         return sitl_run(
             frame_defaults,
@@ -428,7 +421,6 @@ class Pin:
         )
 
     def model_channels(self, role: str = "sitl_models") -> list[Channel]:
-        from .parse.sdf import read_channels
 
         models = self.fetched([role])[role]
         return read_channels(models.data, models.spec.path)[0]
@@ -436,7 +428,6 @@ class Pin:
     def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]:
         """A pinned sdf role: label, repository path, bytes, and its locked includes (one
         resolver per role, so what is read through it is read once: geometry.read_model)."""
-        from .parse.sdf_paths import repo_resolver
 
         def made() -> tuple[str, str, bytes, Resolver]:
             f = self.fetched([role])[role]
@@ -448,13 +439,11 @@ class Pin:
     @once
     def sitl_params(self) -> dict[str, float]:
         """What SITL runs: the frame defaults, then the derived file (last wins)."""
-        from .stages.geometry import sitl_params
 
         return sitl_params(self.derived(), self.sitl_run())
 
     def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""
-        from .stages.geometry import check_model
 
         return check_model(
             data,

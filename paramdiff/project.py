@@ -16,8 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .config.lock import LOCK_FILE, read_lock
 from .config.roles import ROLE_RE, SourceSpec
-from .config.sources import Config, load_config
+from .config.sources import Config, load_config, svg_path
+from .derive.record import record_path
+from .fetch.cache import Cache, default_cache_dir
+from .fetch.engine import TransportChoice
+from .outputs import ProjectFiles, git_folders
+from .parse.params import include_paths
+from .parse.sdf_paths import repo_include_paths
 
 # The fetch stack (requests, the transports) is imported where it is used: a command loads
 # only what it runs, so `compare three-way` on a warm cache never imports requests.
@@ -32,12 +39,9 @@ def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
     model://NAME``) pull in others at the same commit."""
     if spec.format == "sdf":
-        from .parse.sdf_paths import repo_include_paths
-
         return repo_include_paths(path, data)
     if spec.format != "blueos":
         return []
-    from .parse.params import include_paths
 
     return include_paths(data, path)
 
@@ -72,8 +76,6 @@ class Project:
     def cache(self) -> Cache:
         """The content-addressed cache (--cache-dir, else the user's cache directory)."""
         if "cache" not in self._read:
-            from .fetch.cache import Cache, default_cache_dir
-
             self._read["cache"] = Cache(self.cache_dir or default_cache_dir())
         cache: Cache = self._read["cache"]
         return cache
@@ -84,8 +86,6 @@ class Project:
         if self.offline:
             return None
         if "transports" not in self._read:
-            from .fetch.engine import TransportChoice
-
             self._read["transports"] = TransportChoice.from_env(
                 self.cache().root,
                 self.mirror,
@@ -99,14 +99,13 @@ class Project:
     def config(self) -> Config:
         """sources.yaml, read and checked once per run."""
         if "config" not in self._read:
-            self._read["config"] = load_config(self.root, memo=self.cache())
+            self._read["config"] = load_config(self.root)
         config: Config = self._read["config"]
         return config
 
     def lock(self) -> Lock | None:
         """sources.lock, parsed once per run (``check`` shares it between profiles) and again
         only when the file changed on disk (a ``fetch`` in the same process)."""
-        from .config.lock import LOCK_FILE, read_lock
 
         root = self.config().root
         try:
@@ -115,17 +114,13 @@ class Project:
         except OSError:
             key = None
         if key is None or self._lock_read is None or self._lock_read[0] != key:
-            self._lock_read = (key, read_lock(root, memo=self.cache()))
+            self._lock_read = (key, read_lock(root))
         return self._lock_read[1]
 
     def project_files(self) -> ProjectFiles:
         """What a user-named output (-o) may not overwrite: the project's inputs and outputs
         (every profile's overlay, models, derived files, reports, top views and verification
         records, per pin), its git folders and the cache (paramdiff/outputs.py)."""
-        from .config.lock import LOCK_FILE
-        from .config.sources import svg_path
-        from .derive.record import record_path
-        from .outputs import ProjectFiles, git_folders
 
         config = self.config()
         files = {

@@ -32,7 +32,7 @@ def test_mypy_is_clean() -> None:
 
 
 def test_lower_layers_never_import_higher_ones() -> None:
-    """setup.cfg's [importlinter] contract: cli > check > jobs > memo > pin > project >
+    """setup.cfg's [importlinter] contract: cli > check > jobs > pin > project >
     render > launch > stages > derive > comparison > fetch > overlay > config > parse >
     model > files/digests > errors."""
     result = subprocess.run(
@@ -115,60 +115,3 @@ def test_every_module_says_what_it_owns() -> None:
         if p.stat().st_size and ast.get_docstring(ast.parse(p.read_text())) is None
     ]
     assert not missing, f"modules without a docstring: {missing}"
-
-
-# What a warm run must never import: the fetch stack (a warm cache needs no network code), the
-# YAML stack (accepted YAML is kept as JSON in the cache), tabulate (texttable.py draws every
-# table but fetch's and layers').
-WARM_NEVER = (
-    "paramdiff.fetch.resolve",
-    "paramdiff.fetch.transports",
-    "paramdiff.fetch.http",
-    "paramdiff.config.lockwrite",
-    "requests",
-    "urllib3",
-    "git",
-    "http.client",
-    "socket",
-    "yaml",
-    "tabulate",
-    "pandas",
-)
-# `diff` of two parameter files reads neither the cache nor an SDF model.
-DIFF_NEVER = (*WARM_NEVER, "hashlib", "paramdiff.fetch.cache", "paramdiff.parse.sdf")
-SHOW_MODULES = (
-    "import atexit, sys\n"
-    "atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join(sys.modules) + '\\n'))\n"
-    "import runpy\n"
-    "sys.argv = ['paramdiff', *sys.argv[1:]]\n"
-    "runpy.run_module('paramdiff', run_name='__main__')\n"
-)
-
-
-def imported_by(*args: str, cwd: Path) -> set[str]:
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(cwd)}
-    command = [sys.executable, "-c", SHOW_MODULES, *args]
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
-    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES "))
-    return set(line.split()[1:])
-
-
-def loaded(modules: set[str], never: tuple[str, ...]) -> list[str]:
-    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in never))
-
-
-def test_a_warm_run_imports_no_fetch_stack_yaml_or_tabulate(
-    derived: tuple[Path, list[str]],
-) -> None:
-    project, loc = derived
-    for args in (["compare", "three-way"], ["derive", "--check"], ["check"], ["report", "--check"]):
-        assert loaded(imported_by(*args, *loc, cwd=project), WARM_NEVER) == [], args
-
-
-def test_diff_of_two_files_imports_no_cache_and_no_sdf_reader(tmp_path: Path) -> None:
-    a, b = tmp_path / "a.params", tmp_path / "b.params"
-    a.write_text("# Version: 4.6.3-STABLE\nSR0_EXTRA1 10\nFRAME_CLASS 2\n")
-    b.write_text("# Version: 4.7.0-BETA\nMAV1_EXTRA1 1\nFRAME_CLASS 2\n")
-    modules = imported_by("diff", str(a), str(b), cwd=tmp_path)
-    assert "paramdiff.comparison.renames" in modules  # it paired the renamed stream rate
-    assert loaded(modules, DIFF_NEVER) == []

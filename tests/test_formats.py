@@ -197,30 +197,3 @@ def test_well_formed_lines_keep_text_and_comment(
 def test_a_value_beyond_float32_is_still_refused() -> None:
     with pytest.raises(InputError, match="does not fit a float32 parameter"):
         parse_params(b"WP_RADIUS 3.5e38\n", "f.params", "params")
-
-
-JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
-JSON_VALUES = st.recursive(
-    JSON_LEAVES,
-    lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.tuples(inner, inner)
-        | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
-    max_leaves=20,
-)
-
-
-# 150 (was 300): the test command's time budget (#20 item 7); every run draws new examples
-@settings(max_examples=150, deadline=None)
-@given(JSON_VALUES)
-def test_json_written_fast_is_what_json_dumps_writes(value: object) -> None:
-    import json
-
-    from paramdiff.render.jsontext import dumps_indented
-
-    assert dumps_indented(value) == json.dumps(value, indent=2)
-    indented = json.dumps(value, indent=2).replace("\n", "\n    ")
-    assert dumps_indented(value, "    ") == indented
-    other_keys = {7: value, 2.5: [value], None: {}, True: ()}  # left to json.dumps
-    assert dumps_indented(other_keys) == json.dumps(other_keys, indent=2)

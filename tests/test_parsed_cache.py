@@ -14,7 +14,6 @@ import pytest
 from helpers import FIXTURES, run_cli
 from test_offline_project import fetched_offline_project
 
-from paramdiff.config.yamlfile import YAML_KIND, load_yaml
 from paramdiff.errors import InputError
 from paramdiff.fetch.cache import PARSED_FORMAT, Cache
 from paramdiff.fetch.parsed import ENTRIES_KIND, METADATA_KIND, LazyParams, load_metadata
@@ -241,9 +240,7 @@ def test_compare_never_shows_a_tampered_label(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """End to end: the enum label in `compare three-way` comes from the verified source even
-    when the parsed entry in the cache was edited (the results memo off, so the second run
-    reads the entry; a tampered memo entry: tests/test_memo.py)."""
-    monkeypatch.setenv("PARAMDIFF_MEMO", "0")
+    when the parsed entry in the cache was edited (the second run reads the entry)."""
     _, loc = fetched_offline_project(tmp_path)
     first = run_cli(["compare", "three-way", *loc])
     assert first.exit_code == 0, first.output
@@ -274,49 +271,6 @@ def test_a_link_where_the_entry_goes_is_never_written_through(tmp_path: Path) ->
     entry(cache).symlink_to(target)
     assert dict(load(cache).params) == expected()
     assert target.read_bytes() == b"not yours"
-
-
-YAML_TEXT = b"""\
-version: 1
-profiles:
-  boat:
-    pins:
-      "4.7": {hardware: {repo: a/b, ref: main, path: x.params}}
-    flags: [1, 2.5, true, null, "04"]
-"""
-
-
-def yaml_entry(root: Path) -> Path:
-    return Cache(root).parsed_path(YAML_KIND, hashlib.sha256(YAML_TEXT).hexdigest())
-
-
-def test_a_yaml_document_is_kept_once_accepted_and_read_back_the_same(tmp_path: Path) -> None:
-    fresh = load_yaml(YAML_TEXT, "s.yaml")
-    first = load_yaml(YAML_TEXT, "s.yaml", Cache(tmp_path))
-    assert not yaml_entry(tmp_path).exists()  # not accepted yet
-    first.remember()
-    second = load_yaml(YAML_TEXT, "s.yaml", Cache(tmp_path))
-    assert second.pending is None  # from the entry
-    for doc in (first, second):
-        assert (doc.file, doc.data, doc.lines) == (fresh.file, fresh.data, fresh.lines)
-    flags = second.data["profiles"]["boat"]["flags"]
-    assert [type(v) for v in flags] == [int, float, bool, type(None), str]
-
-
-def test_a_tampered_yaml_entry_is_parsed_again(tmp_path: Path) -> None:
-    load_yaml(YAML_TEXT, "s.yaml", Cache(tmp_path)).remember()
-    path = yaml_entry(tmp_path)
-    path.write_bytes(path.read_bytes().replace(b'"a/b"', b'"evil/repo"'))
-    doc = load_yaml(YAML_TEXT, "s.yaml", Cache(tmp_path))
-    assert doc.data["profiles"]["boat"]["pins"]["4.7"]["hardware"]["repo"] == "a/b"
-
-
-def test_a_yaml_document_json_would_change_is_never_kept(tmp_path: Path) -> None:
-    # (a plain 2026-12-01 is refused outright: a date in YAML 1.1, text in 1.2; so is any
-    # explicit tag, !!timestamp and !!set among them)
-    for text in (b"1: one\n", b"2: two\n"):
-        load_yaml(text, "d.yaml", Cache(tmp_path)).remember()
-        assert not (tmp_path / "parsed").exists()
 
 
 def entries_entry(cache: Cache) -> Path:

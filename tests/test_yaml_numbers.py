@@ -17,9 +17,8 @@ from helpers import (
     tree_bytes,
 )
 
-from paramdiff.config.yamlfile import YAML_KIND, dump_yaml, load_yaml
+from paramdiff.config.yamlfile import dump_yaml, load_yaml
 from paramdiff.errors import ConfigError
-from paramdiff.fetch.cache import Cache
 
 HUGE = "9" * 5000
 
@@ -114,24 +113,6 @@ def test_an_integer_past_the_digit_bound_is_an_input_error(text: str) -> None:
 
 def test_an_integer_at_the_digit_bound_is_read() -> None:
     assert load_yaml(f"a: {'1' * 100}\n".encode(), "x.yaml").data["a"] == int("1" * 100)
-
-
-def test_a_document_kept_by_the_yaml_1_1_reader_is_not_used(tmp_path: Path) -> None:
-    """A parsed entry from before (kind "yaml": 0100 kept as 64) must not bypass the rule."""
-    from paramdiff.digests import sha256_of
-
-    data = b"value: 0100\n"
-    Cache(tmp_path).write_parsed("yaml", sha256_of(data), b'[{"value": 64}, [[["value"], 1]]]')
-    assert YAML_KIND != "yaml"
-    with pytest.raises(ConfigError, match=r"reads as 64 in YAML 1\.1 and 100 in YAML 1\.2"):
-        load_yaml(data, "x.yaml", Cache(tmp_path))
-
-
-def test_a_refused_document_is_never_kept(tmp_path: Path) -> None:
-    for _ in range(2):  # and so the second read refuses it again
-        with pytest.raises(ConfigError, match=r"reads as 60 in YAML 1\.1"):
-            load_yaml(b"value: 1:00\n", "x.yaml", Cache(tmp_path)).remember()
-    assert not (tmp_path / "parsed").exists()
 
 
 def test_what_paramdiff_writes_reads_back_the_same() -> None:

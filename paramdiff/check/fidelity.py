@@ -7,11 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from ..digests import sha256_of
 from ..files import project_path
 from ..jobs.fidelity import model_fidelity, pinned_fidelity
 from ..parse.local import read_local
+from ..parse.sdf import read_channels
+from ..parse.sdf_thruster import read_physics_step
 from ..pin import Pin
-from ..stages.fidelity import Fidelity, acknowledgement_of, actuator_findings
+from ..stages.fidelity import Fidelity, acknowledgement_of, actuator_findings, loop_rate_note
 
 
 class Failure(NamedTuple):
@@ -26,8 +29,6 @@ class Failure(NamedTuple):
 def actuator_models(ctx: Pin, extra: list[Path]) -> list[tuple[str, str, str, Fidelity]]:
     """(name an acknowledgement gives: a role or a path; label; file to fix; actuator
     fidelity) of the report's model, the target models and each --model file."""
-    from ..digests import sha256_of
-    from ..parse.sdf import read_channels
 
     out: list[tuple[str, str, str, Fidelity]] = []
     roles = ["sitl_models"] if "sitl_models" in ctx.specs else []
@@ -79,8 +80,6 @@ def actuator_outcome(ctx: Pin, models: list[Path]) -> tuple[list[str], list[Fail
 def loop_rate_line(ctx: Pin, world: Path) -> tuple[bool, str]:
     """SCHED_LOOP_RATE against the world's physics step (stages.fidelity.loop_rate_note), and
     whether it is a warning (the firmware's loop runs faster than the world steps)."""
-    from ..parse.sdf_thruster import read_physics_step
-    from ..stages.fidelity import loop_rate_note
 
     step, line = read_physics_step(read_local(world), world.as_posix())
     note = loop_rate_note(ctx.sitl_params(), (step, f"{world.as_posix()}:{line}"))

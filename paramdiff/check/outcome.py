@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 
 class Located(NamedTuple):
@@ -44,10 +44,3 @@ class CheckOutcome:
         self.warnings += other.warnings
         self.located += other.located
         self.fixes += [f for f in other.fixes if f not in self.fixes]
-
-    @classmethod
-    def from_json(cls, data: dict[str, list[Any]]) -> CheckOutcome:
-        """The outcome ``dataclasses.asdict`` gave (read back as JSON: each Located a list)."""
-        fields = dict(data)
-        located = [Located(*loc) for loc in fields.pop("located")]
-        return cls(**fields, located=located)

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import git
+
 from ..comparison.compare import compare
 from ..config.lock import LOCK_FILE, require_entry
 from ..config.roles import PARAM_FORMATS
@@ -95,7 +97,6 @@ def review(options: Project, base: str | None) -> Review:
 def resolve_base(root: Path, base: str | None) -> tuple[Any, str, str]:
     """(git repo, commit sha, label) of BASE; the default is the merge base of HEAD with the
     default branch (origin's HEAD, else main or master)."""
-    import git
 
     try:
         repo = git.Repo(root, search_parent_directories=True)
@@ -123,7 +124,6 @@ def resolve_base(root: Path, base: str | None) -> tuple[Any, str, str]:
 
 
 def _default_branch(repo: Any) -> str:
-    import git
 
     try:
         head = repo.git.symbolic_ref("refs/remotes/origin/HEAD")  # refs/remotes/origin/main

@@ -12,6 +12,7 @@ from ..derive.derived import Derived
 from ..errors import InputError, StaleOverlayError
 from ..files import TEXT_LIMIT, first_difference, project_path, read_regular
 from ..jobs.report import report_inputs
+from ..launch.verify import adhoc, stale_acknowledgements
 from ..model.values import float32
 from ..parse.loaders import LOADERS, disagreements
 from ..parse.local import read_local
@@ -109,8 +110,6 @@ def _launches_verified(ctx: Pin, out: CheckOutcome, used: set[int]) -> None:
             if id(a) not in used and is_actuator_acknowledgement(a)
         ]
     else:
-        from ..launch.verify import stale_acknowledgements
-
         results = ctx.launch_results()
         lines = {d.name: d.line for d in ctx.profile.launches}
         for result in results:
@@ -130,7 +129,6 @@ def _launches_verified(ctx: Pin, out: CheckOutcome, used: set[int]) -> None:
 
 
 def _adhoc_launch(ctx: Pin, text: str, models: list[Path], out: CheckOutcome) -> None:
-    from ..launch.verify import adhoc
 
     _launch_outcome(adhoc(ctx, text, models), out, None)
 

@@ -3,27 +3,25 @@
 For each pin ``run_check`` checks the lock and verifies every locked file, then hands the
 committed outputs to the rules (rules.py: each a small function that adds findings, with
 the command that fixes them, to a ``CheckOutcome``); ``check_project`` does it for every
-profile the user asked about. A pin's outputs' outcome is kept per digest of its inputs
-(paramdiff/memo.py): read back while nothing it was computed from changed.
+profile the user asked about. Every run computes every
+rule: nothing of an earlier run's outcome is kept.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from ..config.lock import require_entry
 from ..config.sources import svg_path
-from ..derive.record import record_path
 from ..errors import ConfigError, DriftError, UsageError
-from ..memo import remembered
 from ..pin import Pin
 from ..project import Project
+from ..render.github import annotation
 from .confirmed import record_outcome
 from .outcome import CheckOutcome
+from .rules import check_outputs
 
 
 def check_contexts(
@@ -97,7 +95,6 @@ def passed_count(passed: list[str]) -> str:
 def github_annotations(root: Path, label: str, outcome: CheckOutcome) -> Iterator[str]:
     """``::error`` lines, each path relative to the working directory (the repository root
     in a workflow), so GitHub puts it on the file in the pull request."""
-    from ..render.github import annotation
 
     for loc in outcome.located:
         file = None
@@ -124,8 +121,7 @@ def run_check(
     committed outputs the pin has — its derived file (and what is checked of it: loaders,
     validate, frame defaults, models, launches) when the derived path is this pin's, its
     report when the report path is. ``asked``: the pin was named (--pin), so say which
-    outputs belong to another pin. The outputs' outcome is kept per digest of its inputs
-    (paramdiff/memo.py) when no --model, --launch or --world is given."""
+    outputs belong to another pin."""
     out = CheckOutcome()
     if not _lock_matches(ctx, out):
         return out  # nothing below can be trusted without a consistent lock
@@ -135,36 +131,12 @@ def run_check(
     if not own_derived and not own_report:
         return out  # nothing committed for this pin: its lock was the check
 
-    def make() -> dict[str, Any]:
-        # Only an outcome not kept needs the rules (their import is most of a warm run's time).
-        from .rules import check_outputs
-
-        outputs = CheckOutcome()
-        check_outputs(ctx, outputs, own_derived, own_report, asked, models or [], launch, world)
-        return asdict(outputs)
-
-    if models or launch is not None or world is not None:
-        outcome = make()  # a file named on the command line: nothing pins it
-    else:
-        committed = _committed(ctx, own_derived, own_report)
-        options = (asked, own_derived, own_report)
-        outcome = remembered(ctx, "check", options, make, committed)
-    out.extend(CheckOutcome.from_json(outcome))
-    if own_derived:  # (outside the memo: --require-confirmed decides what a finding is)
+    outputs = CheckOutcome()
+    check_outputs(ctx, outputs, own_derived, own_report, asked, models or [], launch, world)
+    out.extend(outputs)
+    if own_derived:  # --require-confirmed decides what a finding is
         record_outcome(ctx, out, require)
     return out
-
-
-def _committed(ctx: Pin, own_derived: bool, own_report: bool) -> tuple[str, ...]:
-    """The committed outputs the rules compare: the derived file, the report, its top view
-    and the verification record the report marks its rows from."""
-    committed = []
-    if own_derived:
-        committed.append(ctx.profile.derived_path(ctx.pin) or "")
-    if own_report:
-        report = ctx.profile.report_path(ctx.pin) or ""
-        committed += [report, svg_path(report), record_path(ctx.profile.name, ctx.pin)]
-    return tuple(committed)
 
 
 def _has_own(template: str | None, ctx: Pin, asked: bool, report: bool = False) -> bool:

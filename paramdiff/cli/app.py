@@ -9,57 +9,27 @@ from typing import Any
 import click
 
 from .boundary import ClosedStdout, carried, guarded, open_closed_descriptors
-from .lazy import Lazy, LazyGroup
+from .lazy import LazyGroup
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 120}
 
-# In the order a project meets them; each summary is its command's first help line, kept
-# here (tests/test_cli_click.py keeps them equal) so `--help` imports no command. Measured
-# (#20; non-editable install, median of 20 runs): `paramdiff --help` takes 58 ms with these
-# summaries and 312 ms when each is read from its imported command (pull's and verify's
-# pymavlink alone is ~115 ms, fetch's ~35 ms), far over the 5 ms that would pay for it.
+# In the order a project meets them: each command's module and attribute (relative to
+# paramdiff.cli), imported when the command runs or the help lists it.
 COMMANDS = {
-    "fetch": Lazy(".fetch:fetch", "Fetch and verify the files a pin names; write sources.lock."),
-    "show": Lazy(
-        ".show:show", "One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."
-    ),
-    "diff": Lazy(".diff:diff", "N-way compare of local files (params or SDF), like mavparmdiff."),
-    "compare": Lazy(".compare:compare", "Compare the pinned sources of a profile."),
-    "derive": Lazy(
-        ".derive:derive", "Write the SITL parameter file: hardware + overlay, with provenance."
-    ),
-    "report": Lazy(".report:report", "Write the markdown report for a pull request."),
-    "check": Lazy(
-        ".check:check",
-        "Everything CI needs: lock, overlay, derived file, report, models, layers.",
-    ),
-    "review": Lazy(
-        ".review:review",
-        "What this branch changes since BASE (default: the merge base with the default branch).",
-    ),
-    "init": Lazy(
-        ".init:init", "Start a project: sources.yaml and the overlay of a profile paramdiff ships."
-    ),
-    "layers": Lazy(
-        ".layers:layers",
-        "What SITL actually runs: frame defaults, then each FILE (default: the derived file).",
-    ),
-    "validate": Lazy(
-        ".validate:validate",
-        "Check FILE against the pin's metadata: unknown names, range, enum, bitmask, read-only.",
-    ),
-    "pull": Lazy(
-        ".pull:pull_command",
-        "Every parameter of a vehicle or running SITL, as a file (MAVLink, pymavlink).",
-    ),
-    "verify": Lazy(
-        ".verify:verify",
-        "Pull a running SITL's parameters and compare them with what its launch should run.",
-    ),
-    "history": Lazy(
-        ".history:history",
-        "PARAM (a name or glob) at every upstream commit that changed the role's file.",
-    ),
+    "fetch": ".fetch:fetch",
+    "show": ".show:show",
+    "diff": ".diff:diff",
+    "compare": ".compare:compare",
+    "derive": ".derive:derive",
+    "report": ".report:report",
+    "check": ".check:check",
+    "review": ".review:review",
+    "init": ".init:init",
+    "layers": ".layers:layers",
+    "validate": ".validate:validate",
+    "pull": ".pull:pull_command",
+    "verify": ".verify:verify",
+    "history": ".history:history",
 }
 
 

@@ -1,27 +1,18 @@
-"""A click group that imports a command's module only when that command runs (click's
-documented lazy-subcommand pattern, from the "Complex Applications" page of its docs): `diff`
-never imports what `fetch` needs. Each command's one-line summary is kept beside its module's
-name, so the group's help lists every command without importing any (a test keeps the
-summaries equal to the commands' own). A mistyped command gets "Did you mean", as click gives
-a mistyped option; a group given no command shows its help and fails."""
+"""A click group that imports a command's module only when that command runs or the help
+lists it (click's documented pattern, "Lazily Loading Subcommands" on the "Complex
+Applications" page of its docs): `diff` never imports what `fetch` needs, and the help's
+summaries are the commands' own. A mistyped command gets "Did you mean", as click gives a
+mistyped option; a group given no command shows its help and fails."""
 
 from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Any, NamedTuple
+from typing import Any
 
 import click
 
 from .boundary import MissingCommand
-
-
-class Lazy(NamedTuple):
-    """Where a command lives (``module:attribute``, relative to paramdiff.cli) and what its
-    help's first line says."""
-
-    target: str
-    summary: str
 
 
 class CommandGroup(click.Group):
@@ -52,9 +43,10 @@ class CommandGroup(click.Group):
 
 
 class LazyGroup(CommandGroup):
-    """A group whose commands are ``lazy[name]``, loaded when invoked (or asked for help)."""
+    """A group whose commands are ``lazy[name]`` (``module:attribute``, relative to
+    paramdiff.cli), each imported when it is invoked or listed."""
 
-    def __init__(self, *args: Any, lazy: dict[str, Lazy] | None = None, **kw: Any) -> None:
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.lazy = dict(lazy or {})
 
@@ -67,15 +59,9 @@ class LazyGroup(CommandGroup):
         return super().get_command(ctx, cmd_name)
 
     def load(self, name: str) -> click.Command:
-        module_name, attribute = self.lazy[name].target.split(":")
+        module_name, attribute = self.lazy[name].split(":")
         module = importlib.import_module(module_name, "paramdiff.cli")
         command = getattr(module, attribute)
         if not isinstance(command, click.Command):
-            raise TypeError(f"{self.lazy[name].target} is not a click command")
+            raise TypeError(f"{self.lazy[name]} is not a click command")
         return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The commands in pipeline order, each with its summary (none imported)."""
-        rows = [(name, entry.summary) for name, entry in self.lazy.items()]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)

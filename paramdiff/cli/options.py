@@ -22,6 +22,8 @@ from ..comparison.compare import FORMATS as TABLE_FORMATS
 from ..comparison.compare import TableOptions
 from ..errors import UsageError
 from ..files import missing_file_problem
+from ..pin import Pin
+from ..project import Project
 from ..vehicle import PULL_TIMEOUT
 from .output import progress
 
@@ -152,7 +154,6 @@ _LOCATION_KEYS = ["root", "cache_dir", "mirror", "transport", "git_base", "offli
 
 
 def _options(**location: Any) -> Project:
-    from ..project import Project
 
     return Project(**location, progress=progress)
 
@@ -203,7 +204,6 @@ pull_timeout = click.option(
 
 
 def _pin_context(profile: str | None, pin: str | None, **location: Any) -> Pin:
-    from ..pin import Pin
 
     return Pin(_options(**location), profile, pin)
 

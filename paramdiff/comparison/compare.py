@@ -119,6 +119,9 @@ class Comparison:
         """The table as a DataFrame (index: name; one float column per role, then status,
         category, display_name). Built on first use: the CLI never needs pandas. A renamed
         parameter's row is its new name, with old values converted to the new one's units."""
+        # Imported here, not at the top: pandas' import is ~400 ms on this machine (python
+        # -X importtime), more than a whole `compare three-way`, and only library callers
+        # asking for a DataFrame need it.
         import pandas as pd
 
         names = list(self.rows)

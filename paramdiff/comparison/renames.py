@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..config.yamlfile import load_shipped
 from ..errors import InputError
 from ..model.metadata import LabelTables, ParamMeta
 from ..model.source import Source
@@ -162,9 +163,6 @@ def _expand(entry: Any, index: int) -> Iterator[Rename]:
 
 def parse_renames(text: str) -> dict[str, Rename]:
     """Every rename in a renames.yaml text, keyed by old name."""
-    # (PyYAML is imported only when the cached table is missing or fails verification)
-    from ..config.yamlfile import load_shipped
-
     doc = load_shipped(text, DATA_FILE)  # the shipped table uses anchors: not load_yaml
     if not isinstance(doc, dict) or not isinstance(doc.get("renames"), list):
         raise InputError("no 'renames:' list", "see the file's header", file=DATA_FILE)

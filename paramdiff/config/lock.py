@@ -13,7 +13,7 @@ from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
 from ..model.locked import LockedFile
 from .roles import LOCAL_REPO, SourceSpec
 from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
-from .yamlfile import KeyPath, ParsedMemo, YamlDoc, dump_yaml, load_yaml
+from .yamlfile import KeyPath, YamlDoc, dump_yaml, load_yaml
 
 LOCK_FILE = "sources.lock"
 LOCK_VERSION = 1
@@ -180,8 +180,8 @@ def _entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
     )
 
 
-def parse_lock(data: bytes, file: str = LOCK_FILE, memo: ParsedMemo | None = None) -> Lock:
-    doc = load_yaml(data, file, memo)
+def parse_lock(data: bytes, file: str = LOCK_FILE) -> Lock:
+    doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, set())
     if type(raw["version"]) is not int or raw["version"] != LOCK_VERSION:
         raise doc.error(
@@ -196,16 +196,15 @@ def parse_lock(data: bytes, file: str = LOCK_FILE, memo: ParsedMemo | None = Non
             for role, entry in mapping(doc, ("profiles", profile, pin), roles).items():
                 path = ("profiles", profile, pin, role)
                 lock.entries[(str(profile), str(pin), str(role))] = _entry(doc, path, entry)
-    doc.remember()
     return lock
 
 
-def read_lock(root: Path, memo: ParsedMemo | None = None) -> Lock | None:
+def read_lock(root: Path) -> Lock | None:
     try:
         data = read_regular(project_path(root, LOCK_FILE), limit=TEXT_LIMIT, label=LOCK_FILE)
     except FileNotFoundError:
         return None
-    lock = parse_lock(data, memo=memo)
+    lock = parse_lock(data)
     lock.sha256 = sha256_of(data)
     return lock
 

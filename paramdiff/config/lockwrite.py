@@ -23,6 +23,8 @@ import errno
 import stat
 from pathlib import Path
 
+import filelock
+
 from ..errors import FetchError, ParamdiffError
 from ..files import describe_kind
 from .lock import LOCK_FILE, Lock, LockEntry, read_lock, write_lock
@@ -40,7 +42,6 @@ def commit_entries(
     lock on disk. True when the file was written."""
     if not changes:
         return False
-    import filelock
 
     guard = root / LOCK_GUARD
     _refuse_odd_guard(root, guard)

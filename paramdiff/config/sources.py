@@ -12,9 +12,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from ..digests import sha256_of
-from ..errors import ConfigError, quote
+from ..errors import ConfigError, UsageError, quote
 from ..files import TEXT_LIMIT, project_path, read_regular
 from ..model.categories import Category, ScriptParams
+from ..parse.launch import parse_launch
 from .roles import (
     PROJECT_INPUTS,
     ROLE_RE,
@@ -31,7 +32,7 @@ from .validators import (
     text,
     version,
 )
-from .yamlfile import KeyPath, ParsedMemo, YamlDoc, key_name, load_yaml
+from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
 
 SOURCES_FILE = "sources.yaml"
 
@@ -317,8 +318,6 @@ def _frames(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> dict[str, tupl
 def _launches(doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins) -> tuple[DeclaredLaunch, ...]:
     """Each launch: a command line, or {name, command, model}; read as SITL would (so a typo
     fails here, on its line), names unique."""
-    from ..errors import UsageError
-    from ..parse.launch import parse_launch
 
     out: list[DeclaredLaunch] = []
     for i, item in enumerate(sequence(doc, path, raw)):
@@ -393,8 +392,8 @@ def _category(doc: YamlDoc, path: KeyPath, raw: Any) -> Category:
     )
 
 
-def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = None) -> Config:
-    doc = load_yaml(data, file, memo)
+def parse_config(data: bytes, file: str, root: Path) -> Config:
+    doc = load_yaml(data, file)
     raw = check_keys(doc, (), doc.data, {"version", "profiles"}, {"categories"})
     version(doc, raw["version"], 1, "use version: 1")
     categories = tuple(
@@ -412,7 +411,6 @@ def parse_config(data: bytes, file: str, root: Path, memo: ParsedMemo | None = N
         for name, p in profiles_raw.items()
     }
     _local_roles_are_inputs(doc, profiles)
-    doc.remember()
     return Config(file=file, root=root, categories=categories, profiles=profiles)
 
 
@@ -441,8 +439,7 @@ def _local_roles_are_inputs(doc: YamlDoc, profiles: dict[str, Profile]) -> None:
                     )
 
 
-def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:
-    """``memo``: where parsed YAML is kept (the cache; see yamlfile.load_yaml)."""
+def load_config(root: Path) -> Config:
     path = project_path(root, SOURCES_FILE)
     try:
         data = read_regular(path, limit=TEXT_LIMIT, label=SOURCES_FILE)
@@ -451,6 +448,6 @@ def load_config(root: Path, memo: ParsedMemo | None = None) -> Config:
             f"no {SOURCES_FILE} in {root}",
             f"run paramdiff from the project root, or pass --root DIR with a {SOURCES_FILE}",
         ) from None
-    config = parse_config(data, SOURCES_FILE, root, memo)
+    config = parse_config(data, SOURCES_FILE, root)
     config.sha256 = sha256_of(data)
     return config

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
+
+import yaml
 
 from ..errors import ConfigError, quote
-
-if TYPE_CHECKING:  # PyYAML is imported only when a document is parsed (not found in the cache)
-    import yaml
+from .yaml12 import Dumper, Refused, check_scalars, loader_class
 
 KeyPath = tuple[str | int, ...]
-# The parsed-entry kind: "yaml12" since plain scalars resolve by YAML 1.2's core schema
-# (config/yaml12.py); entries kept by the YAML 1.1 reader ("yaml") are never read.
-YAML_KIND = "yaml12"
 # Lists and mappings nested deeper than this are refused on the event stream: paramdiff's
 # deepest file (sources.lock: profiles/pin/role/includes/item/key) nests 6, and the loaders
 # (composer, constructor, our line index) recurse once per level, so ~1000 levels were a
@@ -23,21 +19,10 @@ YAML_KIND = "yaml12"
 MAX_DEPTH = 64
 
 
-class ParsedMemo(Protocol):
-    """Where parsed documents are kept per sha256 of their bytes: fetch.cache.Cache's
-    parsed entries (verified plain text)."""
-
-    def read_parsed(self, kind: str, source_sha256: str) -> list[bytes] | None: ...
-
-    def write_parsed(self, kind: str, source_sha256: str, payload: bytes) -> None: ...
-
-
 @cache
 def safe_loader() -> Any:
     """The safe loader (C-accelerated when libyaml is present; plain data only) resolving
     plain scalars by YAML 1.2's core schema (config/yaml12.py)."""
-    from .yaml12 import loader_class
-
     return loader_class()
 
 
@@ -48,15 +33,6 @@ class YamlDoc:
     file: str
     data: Any
     lines: dict[KeyPath, int] = field(default_factory=dict)
-    # (the memo, sha256 of the bytes) when the document was parsed and may be kept
-    pending: tuple[ParsedMemo, str] | None = None
-
-    def remember(self) -> None:
-        """Keep the parsed document in the cache: called once the file was accepted, so a
-        refused file leaves nothing behind (not even the cache directory)."""
-        if self.pending is not None:
-            _keep_doc(*self.pending, self)
-            self.pending = None
 
     def line(self, path: KeyPath) -> int:
         """Line of ``path``, or of its nearest ancestor that has one."""
@@ -74,62 +50,12 @@ def key_name(path: KeyPath) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
-def load_yaml(data: bytes, file: str, memo: ParsedMemo | None = None) -> YamlDoc:
-    """Parse with the safe loader only; refuse duplicate keys (YAML keeps the last silently).
-
-    ``memo``: where the document (data and line numbers) is kept per sha256 of ``data`` as
-    JSON (the cache's verified parsed entries), so a warm run neither parses nor imports
-    PyYAML. Only a document that JSON carries exactly is kept, and only when the caller
-    accepted it (``YamlDoc.remember``).
-    """
-    if memo is not None:
-        from ..digests import sha256_of
-
-        digest = sha256_of(data)
-        doc = _cached_doc(memo, digest, file)
-        if doc is None:
-            doc = _parse(data, file)
-            doc.pending = (memo, digest)
-        return doc
+def load_yaml(data: bytes, file: str) -> YamlDoc:
+    """Parse with the safe loader only; refuse duplicate keys (YAML keeps the last silently)."""
     return _parse(data, file)
 
 
-def _cached_doc(memo: ParsedMemo, digest: str, file: str) -> YamlDoc | None:
-    lines = memo.read_parsed(YAML_KIND, digest)
-    if lines is None or len(lines) != 1:
-        return None
-    try:
-        data, where = json.loads(lines[0])
-        doc = YamlDoc(file, data, {tuple(path): int(line) for path, line in where})
-    except (ValueError, TypeError, RecursionError):  # damaged or forged: rebuilt
-        return None
-    try:
-        return doc if _json_exact(data) else None
-    except RecursionError:
-        return None
-
-
-def _keep_doc(memo: ParsedMemo, digest: str, doc: YamlDoc) -> None:
-    if not _json_exact(doc.data):
-        return  # a date, a set, a non-string key...: JSON would change its type
-    where = [[list(path), line] for path, line in doc.lines.items()]
-    memo.write_parsed(YAML_KIND, digest, json.dumps([doc.data, where]).encode())
-
-
-def _json_exact(value: Any) -> bool:
-    """Whether JSON gives ``value`` back with the same types (and so the same meaning)."""
-    if value is None or isinstance(value, str | bool | int | float):
-        return True
-    if isinstance(value, list):
-        return all(_json_exact(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_exact(v) for k, v in value.items())
-    return False
-
-
 def _parse(data: bytes, file: str) -> YamlDoc:
-    import yaml
-
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -137,8 +63,6 @@ def _parse(data: bytes, file: str) -> YamlDoc:
         raise ConfigError(
             "not UTF-8 text", "save the file as UTF-8", file=file, line=line
         ) from None
-    from .yaml12 import Refused
-
     try:
         _refuse_aliases(text, file)  # before anything builds or walks the document
         node, value = _compose_and_construct(text)
@@ -167,10 +91,6 @@ def _parse(data: bytes, file: str) -> YamlDoc:
 def load_shipped(text: str, file: str) -> Any:
     """The data of a YAML file paramdiff ships (anchors allowed: renames.yaml uses them),
     read by the same YAML 1.2 rules as every other YAML file."""
-    import yaml
-
-    from .yaml12 import Refused
-
     try:
         return _compose_and_construct(text)[1]
     except Refused as exc:
@@ -182,8 +102,6 @@ def load_shipped(text: str, file: str) -> Any:
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
     """One parse for both the node tree (lines) and the data (what ``yaml.load`` does with
     the same safe loader: plain data only)."""
-    from .yaml12 import check_scalars
-
     loader = safe_loader()(text)
     try:
         node = loader.get_single_node()
@@ -199,7 +117,6 @@ def _refuse_aliases(text: str, file: str) -> None:
     how a few lines of YAML become gigabytes (nested aliases) or a cycle (``x: &r [*r]``).
     Checked on the event stream, which is linear in the text and never expands an alias; so is
     the nesting depth (MAX_DEPTH), before anything recurses over the document."""
-    import yaml
 
     def refused(event: Any, what: str, fix: str) -> ConfigError:
         mark = event.start_mark
@@ -235,8 +152,6 @@ def _refuse_aliases(text: str, file: str) -> None:
 
 
 def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
-    import yaml
-
     doc.lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
@@ -262,10 +177,6 @@ def _index(node: yaml.Node, path: KeyPath, doc: YamlDoc) -> None:
 def dump_yaml(data: Any) -> str:
     """Deterministic YAML: sorted keys, block style, no aliases; a string either YAML schema
     would read as something else is quoted (config/yaml12.py Dumper)."""
-    import yaml
-
-    from .yaml12 import Dumper
-
     return yaml.dump(
         data, Dumper=Dumper, sort_keys=True, default_flow_style=False, allow_unicode=True
     )

@@ -16,8 +16,11 @@ import contextlib
 import hashlib
 import io
 import os
+import shutil
 import stat
 from pathlib import Path
+
+from platformdirs import user_cache_dir
 
 from ..digests import sha256_of
 from ..errors import FetchError, InputError, ParamdiffError
@@ -31,7 +34,6 @@ def default_cache_dir() -> Path:
     env = os.environ.get(ENV_CACHE)
     if env:
         return Path(env)
-    from platformdirs import user_cache_dir  # (only without --cache-dir / PARAMDIFF_CACHE)
 
     return Path(user_cache_dir("paramdiff"))
 
@@ -201,8 +203,6 @@ def _clear(path: Path) -> None:
     entry goes."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         if path.is_dir() and not path.is_symlink():
-            import shutil  # only to clear a planted directory (it loads zlib, bz2, lzma: 1.6 ms)
-
             shutil.rmtree(path)  # inside our own cache directory: whatever was planted there
         else:
             path.unlink()

@@ -25,8 +25,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlparse
 
+import requests
+
 from ..errors import FetchError
 from . import DEFAULT_DEADLINE, ENV_DEADLINE
+from .retry import DeadlineRetry, asks_past, reason, unreachable
 from .watchdog import CommandDeadline, Watchdog, watched_adapter
 
 if TYPE_CHECKING:
@@ -173,8 +176,6 @@ class HttpClient:
     def _session(self) -> tuple[Session, HTTPAdapter]:
         local = self._local
         if getattr(local, "session", None) is None:
-            import requests
-
             local.adapter = watched_adapter()()
             local.session = requests.Session()
             local.session.headers["User-Agent"] = "paramdiff"
@@ -185,7 +186,6 @@ class HttpClient:
         return local.session, local.adapter
 
     def _retry(self, url: str) -> Any:
-        from .retry import DeadlineRetry
 
         s = self.settings
         retry = DeadlineRetry(
@@ -202,9 +202,6 @@ class HttpClient:
 
     def _request(self, url: str, watchdog: Watchdog) -> Response:
         """One GET through urllib3's retries, headers only (the body streams later)."""
-        import requests
-
-        from .retry import reason, unreachable
 
         s = self.settings
         session, adapter = self._session()
@@ -259,8 +256,6 @@ class HttpClient:
                 "check the repo, commit and path exist upstream (paths are case-sensitive)",
             )
         if code in RETRY_STATUSES:
-            from .retry import asks_past
-
             if asks_past(resp.headers, self.deadline):
                 raise self._ended(url)
             attempts = len(getattr(resp.raw.retries, "history", ())) + 1
@@ -286,9 +281,6 @@ class HttpClient:
 
     def _body(self, resp: Response, url: str, limit: SizeLimit, watchdog: Watchdog) -> bytes:
         """The decoded body, at most ``limit.size`` bytes, read before the deadline."""
-        import requests
-
-        from .retry import reason
 
         body = bytearray()
         try:

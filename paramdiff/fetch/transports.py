@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, urlparse
 
+import git
+
 from ..errors import FetchError
 from ..files import read_regular
 from . import GIT_BASE, RAW_BASE
@@ -66,7 +68,6 @@ class Transport(Protocol):
 
 
 def _git() -> Any:
-    import git
 
     return git.Git()
 
@@ -92,7 +93,6 @@ def _past(deadline: CommandDeadline | None, what: str) -> None:
 def ls_remote(url: str, ref: str, deadline: CommandDeadline | None = None) -> str:
     """Resolve ``ref`` on ``url`` with ``git ls-remote``; argument list only, ``--`` first;
     within the command's ``deadline`` when given."""
-    import git
 
     if HEX40.match(ref):
         return ref
@@ -197,7 +197,6 @@ class GitTransport:
         return ls_remote(self.url(repo), ref, self.deadline)
 
     def _bare(self, repo: str) -> Any:
-        import git
 
         path = self.cache_dir / "git" / f"{repo}.git"
         if not (path / "HEAD").exists():
@@ -212,7 +211,6 @@ class GitTransport:
         return git.Repo(path)
 
     def get(self, repo: str, commit: str, path: str, locked_size: int | None = None) -> Fetched:
-        import git
 
         with self._guard:
             lock = self._locks.setdefault(repo, threading.Lock())
@@ -263,7 +261,6 @@ class GitTransport:
         Fetches the ref's full history into the cached bare repository (blobs are read
         later, one per commit, by ``get``).
         """
-        import git
 
         with self._guard:
             lock = self._locks.setdefault(repo, threading.Lock())

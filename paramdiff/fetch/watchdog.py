@@ -23,6 +23,11 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from requests.adapters import HTTPAdapter
+from urllib3 import poolmanager
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
 if TYPE_CHECKING:
     from requests.adapters import HTTPAdapter
 
@@ -115,8 +120,6 @@ def _watch(sock: socket.socket | None) -> None:
 def watched_adapter() -> type[HTTPAdapter]:
     """requests' ``HTTPAdapter`` whose connections, direct or through an http(s) proxy
     (``HTTPS_PROXY``), show their sockets to the download's watchdog."""
-    from requests.adapters import HTTPAdapter
-    from urllib3 import poolmanager
 
     def watched(manager: Any) -> Any:
         if manager.pool_classes_by_scheme == poolmanager.pool_classes_by_scheme:  # not SOCKS
@@ -138,8 +141,6 @@ def watched_adapter() -> type[HTTPAdapter]:
 def watched_pools() -> dict[str, type[Any]]:
     """urllib3's connection pools, with connections that show their socket to the running
     download's watchdog before reading a response (new or kept-alive alike)."""
-    from urllib3.connection import HTTPConnection, HTTPSConnection
-    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
     class WatchedHTTPConnection(HTTPConnection):
         def getresponse(self) -> Any:  # type: ignore[override]

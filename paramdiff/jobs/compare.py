@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..comparison.compare import EVERY_ROW, TableOptions
+from ..comparison.compare import EVERY_ROW, TableOptions, compare
 from ..errors import UsageError
-from ..memo import remembered
 from ..pin import Pin
 from ..project import Project
+from ..render.comparison import selected_lines
 
 if TYPE_CHECKING:
     from ..comparison.compare import Comparison
@@ -24,18 +24,10 @@ def three_way(pin: Pin) -> Comparison:
 
 
 def three_way_lines(pin: Pin, table: TableOptions = EVERY_ROW) -> list[str]:
-    """`compare three-way`: the rows of ``three_way`` that ``table`` selects, kept per
-    digest of their inputs (paramdiff/memo.py) and read back while nothing changed."""
+    """`compare three-way`: the rows of ``three_way`` that ``table`` selects."""
+
     title = f"{pin.profile.name} {pin.pin}: hardware vs sitl vs sitl_models"
-
-    def make() -> list[str]:
-        # Only a result not kept needs the stages (their import is most of a warm run's time).
-        from ..render.comparison import selected_lines
-
-        return list(selected_lines(three_way(pin), table, title))
-
-    lines: list[str] = remembered(pin, "three-way", (pin.lenient, *table), make)
-    return lines
+    return list(selected_lines(three_way(pin), table, title))
 
 
 def compare_pins(project: Project, profile: str | None, pins: list[str], role: str) -> Comparison:
@@ -43,7 +35,6 @@ def compare_pins(project: Project, profile: str | None, pins: list[str], role: s
 
     Each side keeps its own firmware's metadata; categories use every pin's metadata.
     """
-    from ..comparison.compare import compare
 
     each = [Pin(project, profile, name) for name in pins]
     sources = [p.source(role)._replace(role=f"{role}@{p.pin}") for p in each]
@@ -59,7 +50,6 @@ def pins_lines(
     table: TableOptions = EVERY_ROW,
 ) -> Iterator[str]:
     """`compare pins`: the rows of ``compare_pins`` that ``table`` selects."""
-    from ..render.comparison import selected_lines
 
     if len(pins) < 2:
         raise UsageError("give at least two pins, e.g. paramdiff compare pins 4.6 4.7")

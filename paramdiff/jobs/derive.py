@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config.sources import derive_command
+from ..derive.derived import minimal
+from ..derive.running import runs_anyway
 from ..errors import ConfigError, UsageError
-from ..memo import remembered
 from ..model.metadata import firmware_of
 from ..model.source import Source
 from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
+from ..render.params import derived_qgc_types, render
 from ..render.sinks import Output, Outputs, output_for
 
 if TYPE_CHECKING:
@@ -34,19 +36,11 @@ def derive_file(
 def derived_lines(
     pin: Pin, fmt: str = "params", minimal: bool = False
 ) -> tuple[list[str], list[str]]:
-    """The derived file's lines in ``fmt`` and the warnings about them, kept per digest of
-    their inputs (paramdiff/memo.py): read back, not derived again, while nothing changed."""
+    """The derived file's lines in ``fmt`` and the warnings about them."""
 
-    def make() -> list[list[str]]:
-        # Only a result not kept needs the stages (their import is most of a warm run's time).
-        from ..render.params import derived_qgc_types, render
-
-        derived = minimal_derived(pin) if minimal else pin.derived()
-        warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
-        return [list(render(derived, fmt)), [warning] if warning else []]
-
-    lines, warnings = remembered(pin, "derive", (fmt, minimal), make)
-    return lines, warnings
+    derived = minimal_derived(pin) if minimal else pin.derived()
+    warning = derived_qgc_types(derived).warning() if fmt == "qgc" else None
+    return list(render(derived, fmt)), [warning] if warning else []
 
 
 def _minimal_output(pin: Pin, output: Path | None) -> None:
@@ -78,8 +72,6 @@ def minimal_derived(pin: Pin) -> Derived:
             "tcp:127.0.0.1:5760 -o field/defaults.params), commit it and add it as role "
             f"'{FIRMWARE_DEFAULTS_ROLE}: {{file: field/defaults.params}}'",
         )
-    from ..derive.derived import minimal
-    from ..derive.running import runs_anyway
 
     _same_firmware(pin.source(FIRMWARE_DEFAULTS_ROLE), pin.source(pin.overlay().base))
     defaults = pin.source(FIRMWARE_DEFAULTS_ROLE).file.params.values()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..parse.sdf_thruster import read_actuation
 from ..pin import Pin
+from ..stages.fidelity import acknowledgement_of, fidelity
 
 if TYPE_CHECKING:
     from ..parse.sdf import Channel
@@ -16,7 +18,6 @@ def model_fidelity(
     pin: Pin, data: bytes, file: str, channels: list[Channel], sha256: str
 ) -> Fidelity:
     """A model's actuators (its own bytes) against what SITL runs."""
-    from ..parse.sdf_thruster import read_actuation
 
     return _fidelity(pin, channels, read_actuation(data, file), sha256)
 
@@ -26,7 +27,6 @@ def pinned_fidelity(pin: Pin, role: str) -> Fidelity:
     `check` read the same model)."""
 
     def made() -> Fidelity:
-        from ..parse.sdf_thruster import read_actuation
 
         f = pin.fetched([role])[role]
         actuation = read_actuation(f.data, f.spec.path)
@@ -39,7 +39,6 @@ def pinned_fidelity(pin: Pin, role: str) -> Fidelity:
 def acknowledged_actuators(pin: Pin, role: str) -> set[str]:
     """The ids of the pinned model's actuator findings an overlay acknowledgement accepts
     (the report marks them; check passes them)."""
-    from ..stages.fidelity import acknowledgement_of
 
     acks = pin.overlay().acknowledged
     return {
@@ -50,7 +49,6 @@ def acknowledged_actuators(pin: Pin, role: str) -> set[str]:
 
 
 def _fidelity(pin: Pin, channels: list[Channel], actuation: Any, sha256: str) -> Fidelity:
-    from ..stages.fidelity import fidelity
 
     return fidelity(
         channels,

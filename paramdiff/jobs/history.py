@@ -8,6 +8,8 @@ from typing import Any
 
 from ..config.roles import PARAM_FORMATS, SourceSpec
 from ..errors import ConfigError, UsageError
+from ..fetch.own_repo import OwnRepository
+from ..fetch.transports import MirrorTransport
 from ..pin import Pin
 from ..render.texttable import table
 from ..stages.history import value_history
@@ -32,8 +34,6 @@ def history(pin: Pin, role: str, pattern: str) -> list[list[str]]:
     source: Any  # a transport (or this repository) that lists commits and reads files
     included: list[str] = []
     if spec.is_local:  # a file of this repository: its own git log
-        from ..fetch.own_repo import OwnRepository
-
         source = OwnRepository(pin.config.root)
     else:
         choice = pin.project.transports()
@@ -60,7 +60,6 @@ def history(pin: Pin, role: str, pattern: str) -> list[list[str]]:
 def _no_history(source: Any, spec: SourceSpec) -> UsageError:
     """Why there is not a single commit to show: a mirror keeps single files at the commits
     it pinned, not a repository's history (its MANIFEST may list no commits at all)."""
-    from ..fetch.transports import MirrorTransport
 
     if isinstance(source, MirrorTransport):
         return UsageError(

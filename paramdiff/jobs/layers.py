@@ -6,8 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..derive.layers import stack, unchosen
 from ..errors import ConfigError, DriftError, UsageError
 from ..launch.verify import adhoc
+from ..parse.local import local_source
 from ..pin import Pin
 from ..render.launch import launch_text
 from ..render.layers import render_layers
@@ -53,8 +55,6 @@ def layers(pin: Pin, frame: str | None, files: list[Path]) -> tuple[Layers, list
             f"profile '{profile.name}' names no sitl_frame",
             f"pass --frame (one of: {', '.join(profile.frames)})",
         )
-    from ..derive.layers import stack, unchosen
-    from ..parse.local import local_source
 
     added = [local_source(f, role=f.as_posix()) for f in files] or [pin.derived_source()]
     result = stack([*defaults.layers, *added], defaults.frame, defaults.frame_roles)

@@ -14,6 +14,7 @@ from ..parse.local import read_local
 from ..parse.sdf_paths import local_resolver
 from ..pin import Pin
 from ..render.report import render_report
+from ..render.report_inputs import ReportInputs
 from ..render.report_model import render_picture, svg_output
 from ..render.sinks import Output, Outputs, join_lines, output_for
 from .compare import THREE_WAY
@@ -52,7 +53,6 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
     channels and findings, what SITL runs, the metadata and the launch results. With
     ``model_file`` (a team's own Gazebo model), its channels and actuators instead of the
     pinned sitl_models' (no acknowledgement applies: those are of the pinned bytes)."""
-    from ..render.report_inputs import ReportInputs
 
     if model_file is None:
         model = pin.pinned_check("sitl_models")

@@ -6,7 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DriftError, UsageError
+from ..parse.local import local_source
 from ..pin import Pin
+from ..stages.validate import ERROR, validate
 
 
 def validate_file(pin: Pin, file: Path, lenient: bool, strict: bool) -> Iterator[str]:
@@ -14,8 +16,6 @@ def validate_file(pin: Pin, file: Path, lenient: bool, strict: bool) -> Iterator
     meta = pin.metadata()
     if meta is None:
         raise UsageError("the pin declares no metadata (format: pdef) role")
-    from ..parse.local import local_source
-    from ..stages.validate import ERROR, validate
 
     src = local_source(file, lenient=lenient)
     problems = validate(src.file, meta, pin.classifier())

@@ -3,6 +3,7 @@ them, so `diff` never imports the YAML stack)."""
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import NamedTuple
 
@@ -27,7 +28,6 @@ class ScriptParams(NamedTuple):
 
 def compile_globs(globs: tuple[str, ...]) -> re.Pattern[str]:
     """One compiled pattern for a list of name globs (fnmatch syntax, case-sensitive)."""
-    import fnmatch
 
     return re.compile("|".join(fnmatch.translate(g) for g in globs) or r"(?!)")
 

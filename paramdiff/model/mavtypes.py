@@ -17,6 +17,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from importlib import resources
 
 from ..errors import InputError
 from .params import Param
@@ -123,7 +124,6 @@ def parse_type_table(text: str, file: str) -> TypeTable:
 @functools.cache
 def packaged_types() -> TypeTable:
     """The table shipped with paramdiff."""
-    from importlib import resources  # 4 ms to import: only QGC output needs the table
 
     text = resources.files("paramdiff.data").joinpath(TYPES_FILE).read_text("utf-8")
     return parse_type_table(text, f"paramdiff/data/{TYPES_FILE}")

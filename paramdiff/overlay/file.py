@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..config.validators import check_keys, globs, mapping, sequence, text, version
-from ..config.yamlfile import ParsedMemo, YamlDoc, load_yaml
+from ..config.yamlfile import YamlDoc, load_yaml
 from ..digests import sha256_of
 from ..errors import ConfigError, StaleOverlayError
 from ..files import TEXT_LIMIT, project_path, read_regular
@@ -245,8 +245,8 @@ def _deltas(doc: YamlDoc, raw: Any) -> list[Delta]:
     return deltas
 
 
-def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Overlay:
-    doc = load_yaml(data, file, memo)
+def parse_overlay(data: bytes, file: str) -> Overlay:
+    doc = load_yaml(data, file)
     raw = check_keys(
         doc, (), doc.data, {"version", "base", "deltas"}, {"select", "sections", "acknowledged"}
     )
@@ -270,7 +270,6 @@ def parse_overlay(data: bytes, file: str, memo: ParsedMemo | None = None) -> Ove
         deltas=tuple(deltas),
         acknowledged=_acknowledged(doc, raw.get("acknowledged")),
     )
-    doc.remember()  # accepted: its parse may be kept
     return overlay
 
 
@@ -309,14 +308,14 @@ def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgement, ...]:
     return tuple(out)
 
 
-def load_overlay(root: Path, rel: str, memo: ParsedMemo | None = None) -> Overlay:
+def load_overlay(root: Path, rel: str) -> Overlay:
     try:
         data = read_regular(project_path(root, rel), limit=TEXT_LIMIT, label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"
         ) from None
-    return parse_overlay(data, rel, memo)
+    return parse_overlay(data, rel)
 
 
 def validate_deltas(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..model.params import ParamFile
 from .params import IncludeReader, parse_params
+from .sdf import parse_sdf
 from .text import decode, detect_format
 
 
@@ -32,8 +33,6 @@ def parse_any(
     if fmt == "auto":
         fmt = detect_format(data, file)
     if fmt == "sdf":
-        from .sdf import parse_sdf  # `diff` of two params files never loads the SDF reader
-
         return parse_sdf(data, file, joint_roles)
     if fmt in ("names", "pdef"):
         raise InputError(

@@ -20,7 +20,11 @@ Comments inside the SDF (like "SERVO1_FUNCTION 73") are not data and are ignored
 from __future__ import annotations
 
 import functools
+import xml.etree.ElementTree as ET
 from typing import Any, NamedTuple
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
 
 from ..errors import InputError, quote
 from ..model.params import Diagnostic, Fact, Param, ParamFile
@@ -105,10 +109,6 @@ def _parse_xml(data: bytes, file: str) -> Any:
     One parse per file and run: `check` reads each model for its channels, its geometry
     and its includes (it parsed the same bytes eight times per profile). The tree is shared
     between its readers, so none of them may change it."""
-    import xml.etree.ElementTree as ET
-
-    from defusedxml import DefusedXmlException
-    from defusedxml.ElementTree import DefusedXMLParser
 
     class LineBuilder(ET.TreeBuilder):
         parser: Any = None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, quote
+from .local import read_local
 from .sdf import _line, _local, _parse_xml
 
 MODEL_URI = "model://"
@@ -115,8 +116,6 @@ def local_resolver(env: dict[str, str] | None = None) -> Resolver:
         for folder in folders:
             candidate = folder / name / "model.sdf"
             if candidate.is_file():
-                from .local import read_local  # only a model on disk: not a pinned run's import
-
                 return candidate.as_posix(), read_local(_inside(candidate, folder, parent, line))
         raise InputError(
             f"<include> model://{name} not found (looked in "

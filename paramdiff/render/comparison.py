@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -11,7 +12,7 @@ from ..comparison.compare import ABSENT, NR, Comparison, TableOptions, select
 from ..comparison.renames import Rename
 from ..model.params import READ_ONLY_MARK
 from ..model.values import format_value
-from .jsontext import dumps_indented
+from .texttable import TEXT_CELL_MAX, table
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:
@@ -90,7 +91,6 @@ def render(
     if fmt == "csv":
         yield from _render_csv(comp, names)
         return
-    from .texttable import TEXT_CELL_MAX, table
 
     md = fmt == "markdown"
     if preamble:
@@ -170,7 +170,6 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
 
 def _render_csv(comp: Comparison, names: list[str]) -> Iterator[str]:
     """A row at a time (``diff`` over a thousand files never holds the whole CSV)."""
-    import csv
 
     line = _LineBuffer()
     writer = csv.writer(line, lineterminator="\n")
@@ -258,7 +257,7 @@ def _json_list(key: str, items: Iterator[Any], last: bool) -> Iterator[str]:
     yield f"  {json.dumps(key)}: ["
     while item is not _END:
         # ensure_ascii escapes every other line break: "\n" alone splits the text
-        lines = ("    " + dumps_indented(item, "    ")).split("\n")
+        lines = ("    " + json.dumps(item, indent=2).replace("\n", "\n    ")).split("\n")
         item = next(items, _END)
         if item is not _END:
             lines[-1] += ","

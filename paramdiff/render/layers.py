@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tabulate import tabulate
+
 from ..derive.derived import Derived
 from ..derive.layers import Flag, Layers
 from ..model.metadata import Metadata
@@ -77,7 +79,6 @@ def layer_md(
 def render_layers(
     layers: Layers, flags: list[Flag], metadata: Metadata | None = None
 ) -> Iterator[str]:
-    from tabulate import tabulate
 
     flagged = {f.effective.name for f in flags}
     rows = []

@@ -12,6 +12,7 @@ from ..model.values import format_value, same_value
 from .comparison import render
 from .confirmed import confirmed_section, sitl_cell
 from .fidelity import actuator_consequence, actuator_section
+from .launch import launch_md
 from .layers import layer_md
 from .report_inputs import ReportInputs
 from .report_model import channel_section
@@ -360,9 +361,7 @@ def _sitl(inp: ReportInputs) -> Iterator[str]:
 
 
 def _launches(inp: ReportInputs) -> Iterator[str]:
-    if inp.launches:  # render.launch imports the launch package: only when there are some
-        from .launch import launch_md
-
+    if inp.launches:
         yield from launch_md(inp.launches, inp.derived.overlay.file)
 
 

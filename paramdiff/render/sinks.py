@@ -6,6 +6,7 @@ Generators produce lines; the sink is chosen last, so `derive`, `derive --check`
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,6 @@ def check_file(path: Path, lines: Iterable[str], label: str | None = None) -> Ch
         actual = ""
     if actual == expected:
         return CheckResult(path, True, "")
-    import difflib  # only for a file that differs (difflib + heapq: ~1 ms of imports)
 
     name = label or str(path)
     diff = "".join(

@@ -19,8 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pymavlink import mavutil
-
 from ..errors import FetchError, UsageError
 from ..model.values import check_name, float32
 from ..parse.params import MAX_PARAMS
@@ -94,7 +92,11 @@ class Pulled:
         return {name: p.value for name, p in self.params.items()}
 
 
+# pymavlink is imported where a link is used, not at the top: it costs ~117 ms (numpy with
+# it; `python -X importtime`), which `paramdiff --help` would pay for listing pull and verify.
 def _enum_name(enum: str, value: int) -> str:
+    from pymavlink import mavutil
+
     entry = mavutil.mavlink.enums.get(enum, {}).get(value)
     return entry.name if entry is not None else f"{enum} {value}"
 
@@ -144,6 +146,8 @@ def open_connection(connection: str) -> Any:
     device, baud = _device(connection)
     # MAVLink 2 as MAVProxy speaks it by default; its parser reads MAVLink 1 packets too.
     os.environ.setdefault("MAVLINK20", "1")
+    from pymavlink import mavutil  # after MAVLINK20: mavutil reads it when imported
+
     try:
         link = mavutil.mavlink_connection(
             device,
