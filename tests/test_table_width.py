@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from helpers import ROOT, location_args, run_cli
 from test_running import LAYERS
 
@@ -87,3 +88,42 @@ def test_the_real_fetch_table_fits_100_columns(upstream: Path, tmp_path: Path) -
     assert lock.count("commit:") > 20  # every pin of every profile, each commit shown whole
     for commit in {ln.split()[-1][:12] for ln in lock.splitlines() if "commit:" in ln}:
         assert f"@{commit}" in out.stdout
+
+
+def test_a_wide_comparison_leaves_out_display_names_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # short names as the headers
+    names = ["ARMING_SKIPCHK", "SERVO1_FUNCTION", "WP_SPEED"]
+    files = []
+    for k in range(4):  # four sources of long values: wider than 100 with every column
+        Path(f"s{k}.params").write_text("".join(f"{n} {k}{'1' * 20}\n" for n in names))
+        files.append(f"s{k}.params")
+    out = run_cli(["diff", *files])
+    assert out.exit_code == 1, out.output
+    lines = out.stdout.splitlines()
+    assert widest(lines) <= WIDTH, out.stdout
+    header = next(ln for ln in lines if ln.startswith("name"))
+    assert "display_name" not in header and "s3.params" in header
+    assert "display names left out to fit" in out.stdout
+    assert "--format markdown, csv or json keeps every column whole" in out.stdout
+    full = run_cli(["diff", *files, "--format", "csv"])
+    assert "display_name" in full.stdout.splitlines()[0]
+
+
+def test_every_real_comparison_fits_100_columns(upstream: Path, tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    shutil.copy(ROOT / "sources.yaml", root / "sources.yaml")
+    loc = location_args(root, tmp_path / "c", upstream)
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    for args in (
+        ["three-way", "--pin", "4.7"],
+        ["three-way", "--pin", "4.6"],
+        ["pins", "4.6", "4.7"],
+        ["three-way", "--profile", "bluerov2_heavy"],
+        ["three-way", "--profile", "holybro_x500"],
+    ):
+        out = run_cli(["compare", *args, *loc])
+        assert out.exit_code in (0, 1), out.output
+        assert widest(out.stdout.splitlines()) <= WIDTH, args

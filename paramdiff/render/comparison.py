@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import textwrap
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -12,6 +13,7 @@ from ..comparison.compare import ABSENT, NR, Comparison, TableOptions, select
 from ..comparison.renames import Rename
 from ..model.params import READ_ONLY_MARK
 from ..model.values import format_value
+from .fit import GAP, WIDTH, fit_rows
 from .texttable import TEXT_CELL_MAX, table
 
 
@@ -100,15 +102,17 @@ def render(
         yield from table(headers, _rows(comp, names), md)
     else:
         headers, rows = _text_table(comp, names)
-        yield from table(headers, rows, md, cell_max=TEXT_CELL_MAX)
-        yield from _legend(rows, TEXT_CELL_MAX)
+        headers, rows, cell_max = _fitted(headers, rows)
+        yield from table(headers, rows, md, cell_max=cell_max)
+        yield from _legend(rows, cell_max, "display_name" not in headers)
         yield from _renamed_note(comp, names)
     if comp.facts:
         yield ""
         yield "### Not representable as parameters" if md else "Not representable as parameters:"
         yield ""
         facts = [[role, f.subject, f.key, f.value, f"{f.file}:{f.line}"] for role, f in comp.facts]
-        yield from table(["source", "subject", "key", "value", "where"], facts, md)
+        headers = ["source", "subject", "key", "value", "where"]
+        yield from table(headers, facts if md else fit_rows(headers, facts), md)
     overridden = [
         [r, name, f"{p.text} at {p.origin}", "; ".join(f"{t} at {o}" for o, t in p.overrides)]
         for r in comp.roles
@@ -121,32 +125,69 @@ def render(
         title = "Set again by a later included file (the later setting wins)"
         yield f"### {title}" if md else f"{title}:"
         yield ""
-        yield from table(["source", "name", "wins", "replaced"], overridden, md)
+        headers = ["source", "name", "wins", "replaced"]
+        yield from table(headers, overridden if md else fit_rows(headers, overridden), md)
     if comp.warnings:
         yield ""
         yield "### Warnings" if md else "Warnings:"
         yield ""
         for role, w in comp.warnings:
-            yield f"- {role}: {w}" if md else f"  {role}: {w}"
+            yield (
+                f"- {role}: {w}"
+                if md
+                else textwrap.fill(f"  {role}: {w}", WIDTH, subsequent_indent="    ")
+            )
+
+
+NARROWEST_CUT = 12  # a value cut shorter than this says too little to be worth the column
+
+
+def _width(headers: Sequence[str], rows: Sequence[Sequence[str]], cell_max: int) -> int:
+    """The text table's width with its cells cut at ``cell_max`` (texttable.table's layout:
+    a header and two blanks at least, the name column never cut)."""
+    widths = [
+        max(len(h) + 2, *(len(row[i]) if i == 0 else min(len(row[i]), cell_max) for row in rows))
+        for i, h in enumerate(headers)
+    ]
+    return sum(widths) + GAP * (len(widths) - 1)
+
+
+def _fitted(headers: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]], int]:
+    """The text table made to fit WIDTH columns (#31): first without the display names (the
+    last column; markdown, CSV, JSON and `paramdiff show` keep them), then with cells cut
+    shorter, never below NARROWEST_CUT. Headers are never cut: a table of long file paths
+    that cannot fit is left as it was."""
+    cell_max = TEXT_CELL_MAX
+    if not rows or _width(headers, rows, cell_max) <= WIDTH:
+        return headers, rows, cell_max
+    narrow, shorter = headers[:-1], [row[:-1] for row in rows]
+    if _width(narrow, shorter, NARROWEST_CUT) > WIDTH:  # long headers (paths): cannot fit
+        return headers, rows, cell_max
+    while _width(narrow, shorter, cell_max) > WIDTH:
+        cell_max -= 1
+    return narrow, shorter, cell_max
 
 
 # What the marks of the text table mean (the report's status key says it in markdown).
 LEGEND = {
     ABSENT: f"{ABSENT} a source that could set it but does not",
     NR: f"{NR} not representable: the source cannot express it",
-    "…": "… cut at 24 characters (--format markdown, csv or json keeps it whole)",
 }
 
 
-def _legend(rows: Sequence[Sequence[str]], cell_max: int) -> Iterator[str]:
-    """One line under the text table naming each mark it shows, only those it shows (a cell
-    longer than ``cell_max`` shows as cut)."""
+def _legend(rows: Sequence[Sequence[str]], cell_max: int, no_display: bool) -> Iterator[str]:
+    """The lines under the text table naming each mark it shows (only those), what a cut cell
+    looks like, and where the display names went when the table left them out to fit."""
     cells = {cell for row in rows for cell in row}
-    shown = {m for m in (ABSENT, NR) if m in cells}
+    notes = [LEGEND[m] for m in LEGEND if m in cells]
     if any(len(cell) > cell_max for cell in cells):
-        shown.add("…")
-    for i, mark in enumerate(m for m in LEGEND if m in shown):
-        yield ("key: " if i == 0 else "     ") + LEGEND[mark]
+        notes.append(f"… cut at {cell_max} characters to fit {WIDTH} columns")
+    if no_display:
+        notes.append("display names left out to fit")
+    if any("cut" in n for n in notes) or no_display:
+        notes.append("--format markdown, csv or json keeps every column whole")
+    for i, note in enumerate(notes):
+        yield ("key: " if i == 0 else "     ") + note
 
 
 def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -> Iterator[str]:
@@ -155,7 +196,7 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
         yield ""
     # Text keeps the terminal width of the table; markdown (the report) lists twelve names.
     for line in comp.version_lines() if md else comp.version_lines(names_shown=5):
-        yield f"- {line}" if md else line
+        yield f"- {line}" if md else textwrap.fill(line, WIDTH, subsequent_indent="  ")
     yield ""
     counts = Counter(comp.rows[n].status for n in names)
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
@@ -164,7 +205,8 @@ def _preamble(comp: Comparison, names: list[str], title: str | None, md: bool) -
     shared = (
         f" (all in category {next(iter(categories))})" if len(categories) == 1 and not md else ""
     )
-    yield f"{len(names)} parameters shown{shared}: {summary or 'none'}"
+    counted = f"{len(names)} parameters shown{shared}: {summary or 'none'}"
+    yield counted if md else textwrap.fill(counted, WIDTH, subsequent_indent="  ")
     yield ""
 
 
