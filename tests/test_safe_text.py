@@ -240,7 +240,7 @@ def test_metadata_labels_and_display_names_reach_nothing_raw(tmp_path: Path) -> 
         out = run_cli([*command, *loc])
         assert out.exit_code in (0, 1), (command, out.output)
         printed.append(out.output)
-    assert "\\x1b[31mred" in printed[4]  # the text table shows the label, made visible
+    assert "\\x1b[31mred" in printed[5]  # the markdown table shows the label, made visible
     assert all(unsafe(text) == [] for text in printed)
     for path in (p for p in root.rglob("*") if p.is_file()):
         assert unsafe(path.read_text()) == [], path

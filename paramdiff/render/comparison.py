@@ -102,9 +102,11 @@ def render(
         yield from table(headers, _rows(comp, names), md)
     else:
         headers, rows = _text_table(comp, names)
+        full = headers
         headers, rows, cell_max = _fitted(headers, rows)
         yield from table(headers, rows, md, cell_max=cell_max)
-        yield from _legend(rows, cell_max, "display_name" not in headers)
+        left_out = [h for h in ("display_name", "category") if h in full and h not in headers]
+        yield from _legend(rows, cell_max, left_out)
         yield from _renamed_note(comp, names)
     if comp.facts:
         yield ""
@@ -132,14 +134,10 @@ def render(
         yield "### Warnings" if md else "Warnings:"
         yield ""
         for role, w in comp.warnings:
-            yield (
-                f"- {role}: {w}"
-                if md
-                else textwrap.fill(f"  {role}: {w}", WIDTH, subsequent_indent="    ")
-            )
+            yield f"- {role}: {w}" if md else f"  {role}: {w}"  # file:line: kept whole
 
 
-NARROWEST_CUT = 12  # a value cut shorter than this says too little to be worth the column
+NARROWEST_CUT = 16  # shorter cuts hide value labels ("74 (ThrottleRight)" is 18)
 
 
 def _width(headers: Sequence[str], rows: Sequence[Sequence[str]], cell_max: int) -> int:
@@ -153,19 +151,24 @@ def _width(headers: Sequence[str], rows: Sequence[Sequence[str]], cell_max: int)
 
 
 def _fitted(headers: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]], int]:
-    """The text table made to fit WIDTH columns (#31): first without the display names (the
-    last column; markdown, CSV, JSON and `paramdiff show` keep them), then with cells cut
-    shorter, never below NARROWEST_CUT. Headers are never cut: a table of long file paths
-    that cannot fit is left as it was."""
+    """The text table made to fit WIDTH columns (#31): without the display names (the last
+    column), then without the category column, each only while the table is too wide, then
+    with cells cut shorter, never below NARROWEST_CUT (markdown, CSV and JSON keep every
+    column). Headers are never cut: a table of long file paths that cannot fit is left whole."""
     cell_max = TEXT_CELL_MAX
     if not rows or _width(headers, rows, cell_max) <= WIDTH:
         return headers, rows, cell_max
-    narrow, shorter = headers[:-1], [row[:-1] for row in rows]
-    if _width(narrow, shorter, NARROWEST_CUT) > WIDTH:  # long headers (paths): cannot fit
-        return headers, rows, cell_max
-    while _width(narrow, shorter, cell_max) > WIDTH:
+    fitting = headers, rows
+    for optional in ("display_name", "category"):
+        if optional in headers and _width(headers, rows, NARROWEST_CUT) > WIDTH:
+            i = headers.index(optional)
+            headers = headers[:i] + headers[i + 1 :]
+            rows = [row[:i] + row[i + 1 :] for row in rows]
+    if _width(headers, rows, NARROWEST_CUT) > WIDTH:
+        return *fitting, cell_max
+    while _width(headers, rows, cell_max) > WIDTH:
         cell_max -= 1
-    return narrow, shorter, cell_max
+    return headers, rows, cell_max
 
 
 # What the marks of the text table mean (the report's status key says it in markdown).
@@ -175,16 +178,16 @@ LEGEND = {
 }
 
 
-def _legend(rows: Sequence[Sequence[str]], cell_max: int, no_display: bool) -> Iterator[str]:
+def _legend(rows: Sequence[Sequence[str]], cell_max: int, left_out: Sequence[str]) -> Iterator[str]:
     """The lines under the text table naming each mark it shows (only those), what a cut cell
     looks like, and where the display names went when the table left them out to fit."""
     cells = {cell for row in rows for cell in row}
     notes = [LEGEND[m] for m in LEGEND if m in cells]
     if any(len(cell) > cell_max for cell in cells):
         notes.append(f"… cut at {cell_max} characters to fit {WIDTH} columns")
-    if no_display:
-        notes.append("display names left out to fit")
-    if any("cut" in n for n in notes) or no_display:
+    if left_out:
+        notes.append(f"{' and '.join(left_out)} left out to fit (--category NAME selects)")
+    if any("cut" in n for n in notes) or left_out:
         notes.append("--format markdown, csv or json keeps every column whole")
     for i, note in enumerate(notes):
         yield ("key: " if i == 0 else "     ") + note
