@@ -159,8 +159,10 @@ def _fitted(headers: list[str], rows: list[list[str]]) -> tuple[list[str], list[
     if not rows or _width(headers, rows, cell_max) <= WIDTH:
         return headers, rows, cell_max
     fitting = headers, rows
-    for optional in ("display_name", "category"):
-        if optional in headers and _width(headers, rows, NARROWEST_CUT) > WIDTH:
+    # A value (with its label) says more than a display name: that goes first, whole cells
+    # allowing; the category only where cutting cannot make the rest fit.
+    for optional, cut in (("display_name", cell_max), ("category", NARROWEST_CUT)):
+        if optional in headers and _width(headers, rows, cut) > WIDTH:
             i = headers.index(optional)
             headers = headers[:i] + headers[i + 1 :]
             rows = [row[:i] + row[i + 1 :] for row in rows]
