@@ -409,3 +409,29 @@ def regenerate_written() -> None:
 
 if __name__ == "__main__" and sys.argv[1:] == ["--regenerate"]:
     regenerate_written()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sim_vehicle.py -v ArduCopter -f gazebo-iris --model JSON"
+        " --add-param-file=derived/holybro_x500_sitl.params",
+        "sim_vehicle.py -v ArduSub -f vectored_6dof --add-param-file=derived/b.params",
+        "sim_vehicle.py -v Rover --add-param-file=" + "d/" * 70 + "x.params 'a b' -w",
+    ],
+)
+def test_the_header_launch_pastes_as_one_command(command: str) -> None:
+    """Each '# ' line stripped and pasted as a user would, the shell's backslash-newline
+    continuation applied (checked with sh itself), gives check's argv (shlex.split)."""
+    import shlex
+
+    from paramdiff.render.params import LINE_MAX, comment_lines, pasteable
+
+    lines = [out for text in pasteable(command) for out in comment_lines(text)]
+    assert all(len(ln.encode()) <= LINE_MAX for ln in lines)
+    pasted = "\n".join(ln.removeprefix("# ") for ln in lines)
+    assert shlex.split(pasted.replace("\\\n", "")) == shlex.split(command)
+    shell = subprocess.run(
+        ["sh", "-c", 'f() { printf "%s\\n" "$@"; }; f ' + pasted], capture_output=True, text=True
+    )
+    assert shell.stdout.splitlines() == shlex.split(command)
