@@ -63,12 +63,10 @@ def solve(
     nested: Callable[[str, tuple[str, ...]], dict[str, Pose]],
     wanted: tuple[str, ...] = (),
 ) -> dict[str, Pose]:
-    """Every node's pose in the model's frame. ``nested(name, wanted)``: the poses inside the
-    nested model ``name`` in its own frame (for ``A::B`` names; ``wanted``: the scoped names
-    inside it to place too). Unknown names and loops are refused at the line of the pose that
-    names them. ``wanted``: scoped names (``A::B``, ``A::B::C``) to place as well when they
-    name a frame (an axis's ``expressed_in``, a placement frame); one that names none is left
-    out, for the caller to refuse with its own message."""
+    """Every node's pose in the model's frame; unknown names and loops are refused at the
+    line of the pose that names them. ``nested(name, wanted)``: the poses inside nested model
+    ``name``, in its frame. ``wanted``: scoped names (``A::B::C``: an axis's expressed_in, a
+    placement frame) placed too when they name a frame, else left for the caller to refuse."""
     done: dict[str, Pose] = {MODEL_FRAME: identity}
 
     def scoped(name: str) -> Pose | None:
