@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -85,8 +85,11 @@ def test_the_corrected_lines_pass(repo: list[str], profile: str) -> None:
 def test_each_derived_header_carries_a_verified_launch(profile: str) -> None:
     text = (ROOT / f"derived/{profile}_sitl.params").read_text()
     block = text.split("# Load it with", 1)[1].split("\n# It loads", 1)[0]
-    command = re.sub(r"\s+", " ", " ".join(ln.lstrip("#") for ln in block.splitlines()[2:]))
-    assert command.strip() == CORRECTED[profile][0]
+    # As a user pastes it: '# ' stripped, the lines joined by newlines, and the shell's
+    # backslash-newline continuation (POSIX 2.2.1) removed before words are split.
+    pasted = "\n".join(ln.removeprefix("# ") for ln in block.splitlines()[2:])
+    assert shlex.split(pasted.replace("\\\n", "")) == shlex.split(CORRECTED[profile][0])
+    assert "\n" not in pasted or pasted.count("\\\n") == pasted.count("\n")
 
 
 def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:

@@ -31,6 +31,7 @@ from paramdiff.parse.sdf_paths import local_resolver  # noqa: E402
 
 FIXTURES = HERE / "fixtures" / "sdformat"
 GOLDEN = HERE / "golden" / "sdformat"
+WRITTEN_GOLDEN = GOLDEN / "written"
 PROBE = HERE / "sdformat_probe" / "probe.cc"
 MIRROR_MODELS = "raw/ArduPilot/ardupilot_gazebo/082a0fe231f6e63bc8d1598f1cba461d9e2ea7f5/models"
 SHARED = HERE.parent.parent / "shared" / "upstream"
@@ -216,6 +217,16 @@ POD = '<model name="pod"><link name="a"><pose>1 0 0 0 0 0</pose></link></model>'
             "</include>",
             "relative_to 'pod::zz' names no",
         ),
+        (
+            '<model name="m" placement_frame="zz"><link name="a"/></model>',
+            'placement_frame="zz"> names no frame of that model',
+        ),
+        (
+            '<link name="c"/><link name="d"/><include><uri>model://pod</uri></include>'
+            '<joint name="j" type="revolute"><parent>c</parent><child>d</child>'
+            '<axis><xyz expressed_in="pod::zz">1 0 0</xyz></axis></joint>',
+            'expressed_in="pod::zz"> names no frame',
+        ),
     ],
 )
 def test_frames_libsdformat_refuses_are_refused_at_their_line(
@@ -281,3 +292,146 @@ def test_the_iris_rewritten_with_a_merge_include_checks_like_the_original(
     ]
     assert [len(c.geometry.views) for c in checks] == [4, 4]
     assert [str(f) for f in checks[1].findings] == [str(f) for f in checks[0].findings] == []
+
+
+# Small models the tests write (issue #28, item 5): each is a top model.sdf and the models it
+# includes, written to a folder; libsdformat's answer is tests/golden/sdformat/written/<case>.json
+# (rewritten by --regenerate), and the live probe is compared with it when installed.
+WRITTEN: dict[str, dict[str, str]] = {
+    # An axis expressed in a frame inside a nested model, one and two levels down: libsdformat
+    # resolves "podx::tip" in the nested model's scope (JointAxis::ResolveXyz).
+    "expressed_in_nested": {
+        "top": '<link name="base"/><link name="arm"/><link name="leg"/>'
+        '<model name="podx"><pose>1 0 0 0 0 1.5707963267948966</pose>'
+        '<link name="body"><pose>0 1 0 0 0 0</pose></link>'
+        '<frame name="tip" attached_to="body"><pose relative_to="body">0 0 0 0 -0.5 0</pose>'
+        "</frame>"
+        '<model name="inner"><pose>0 0 1 0.7 0 0</pose><link name="l"/>'
+        '<frame name="tip2" attached_to="l"/></model></model>'
+        '<joint name="j" type="revolute"><parent>base</parent><child>arm</child>'
+        '<axis><xyz expressed_in="podx::tip">1 0 0</xyz></axis></joint>'
+        '<joint name="k" type="revolute"><parent>base</parent><child>leg</child>'
+        '<axis><xyz expressed_in="podx::inner::tip2">0 1 0</xyz></axis></joint>',
+    },
+    # <model placement_frame="tip">: the model's pose is where its frame "tip" goes, not where
+    # its own frame goes (libsdformat: resolveModelPoseWithPlacementFrame, FrameSemantics.cc).
+    "nested_placement_frame": {
+        "top": '<link name="base"/><link name="arm"/>'
+        '<model name="podx" placement_frame="tip"><pose>1 0 2 0 0 1</pose>'
+        '<link name="body"><pose>1 1 0 0 0 0</pose></link>'
+        '<frame name="tip" attached_to="body"><pose relative_to="body">1 0 0 0 0 0</pose>'
+        "</frame></model>"
+        '<model name="podz" placement_frame="inner::l">'
+        '<pose relative_to="base">0 0 1 0 0 -0.5</pose><link name="c"/>'
+        '<model name="inner"><pose>0 2 0 0 0 0.5</pose><link name="l"/></model></model>'
+        '<joint name="j" type="revolute"><parent>base</parent><child>arm</child>'
+        '<axis><xyz expressed_in="podx::tip">1 0 0</xyz></axis></joint>'
+        "<include><uri>model://placed</uri><pose>0 -3 0 0 0 0</pose></include>",
+        "placed": '<model name="placed" placement_frame="p"><pose>9 9 9 0 0 0</pose>'
+        '<link name="p"><pose>0 1 0 0 0 1</pose></link><link name="q"/></model>',
+    },
+}
+
+
+def write_case(folder: Path, case: str) -> Path:
+    """The case's models under ``folder`` (model://NAME is folder/NAME/model.sdf); the top one."""
+    for name, body in WRITTEN[case].items():
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        inner = body if name != "top" else f'<model name="top">{body}</model>'
+        (folder / name / "model.sdf").write_text(f'<sdf version="1.9">{inner}</sdf>\n')
+    return folder / "top" / "model.sdf"
+
+
+def written_view(top: Path) -> dict[str, Any]:
+    resolve = local_resolver({"GZ_SIM_RESOURCE_PATH": str(top.parent.parent)})
+    tree = load_model(top.read_bytes(), str(top), resolve)
+    links = {
+        n: {"p": list(k.pose.p), "r": [list(r) for r in k.pose.r]} for n, k in tree.links.items()
+    }
+    joints = {
+        n: {"axis": list(j.axis), "parent": j.parent, "child": j.child}
+        for n, j in tree.joints.items()
+    }
+    return {"links": links, "joints": joints}
+
+
+@pytest.mark.parametrize("case", sorted(WRITTEN))
+def test_written_models_compose_as_libsdformat_does(tmp_path: Path, case: str) -> None:
+    golden = json.loads((WRITTEN_GOLDEN / f"{case}.json").read_text())
+    assert differences(golden, written_view(write_case(tmp_path, case))) == []
+
+
+@pytest.mark.parametrize("case", sorted(WRITTEN))
+def test_libsdformat_itself_gives_the_written_goldens(tmp_path: Path, case: str) -> None:
+    exe = build_probe(tmp_path)
+    if exe is None:
+        pytest.skip("libsdformat 12 is not installed (apt-get install libsdformat-dev g++)")
+    top = write_case(tmp_path / "models", case)
+    done = subprocess.run(
+        [str(exe), str(top), str(top.parent.parent)], capture_output=True, text=True, check=True
+    )
+    golden = json.loads((WRITTEN_GOLDEN / f"{case}.json").read_text())
+    assert differences(golden, json.loads(done.stdout)) == []
+
+
+def test_the_issue_s_two_cases_are_what_libsdformat_says() -> None:
+    """Spelled out, so a regenerated golden that lost them fails here too: the x axis of a
+    frame yawed 90° and pitched -0.5 rad; and podx's body, 1 m behind the placement frame
+    "tip" that the pose (1, 0, 2, yaw 1 rad) places: (1 - cos 1, -sin 1, 2), where ignoring
+    placement_frame put it at (1, 0, 2) + Rz(1)·(1, 1, 0)."""
+    nested = json.loads((WRITTEN_GOLDEN / "expressed_in_nested.json").read_text())
+    assert close(nested["joints"]["j"]["axis"], [0, math.cos(0.5), math.sin(0.5)])
+    placed = json.loads((WRITTEN_GOLDEN / "nested_placement_frame.json").read_text())
+    body = placed["links"]["podx::body"]["p"]
+    assert close(body, [1 - math.cos(1.0), -math.sin(1.0), 2.0])
+
+
+def regenerate_written() -> None:
+    import tempfile
+
+    WRITTEN_GOLDEN.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = build_probe(Path(tmp))
+        if exe is None:
+            raise SystemExit("libsdformat 12 is not installed: apt-get install libsdformat-dev")
+        for case in sorted(WRITTEN):
+            top = write_case(Path(tmp) / case, case)
+            out = subprocess.run(
+                [str(exe), str(top), str(top.parent.parent)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            target = WRITTEN_GOLDEN / f"{case}.json"
+            target.write_text(out)
+            print(f"wrote {target.relative_to(HERE.parent)}")
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--regenerate"]:
+    regenerate_written()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sim_vehicle.py -v ArduCopter -f gazebo-iris --model JSON"
+        " --add-param-file=derived/holybro_x500_sitl.params",
+        "sim_vehicle.py -v ArduSub -f vectored_6dof --add-param-file=derived/b.params",
+        "sim_vehicle.py -v Rover --add-param-file=" + "d/" * 70 + "x.params 'a b' -w",
+    ],
+)
+def test_the_header_launch_pastes_as_one_command(command: str) -> None:
+    """Each '# ' line stripped and pasted as a user would, the shell's backslash-newline
+    continuation applied (checked with sh itself), gives check's argv (shlex.split)."""
+    import shlex
+
+    from paramdiff.render.params import LINE_MAX, comment_lines, pasteable
+
+    lines = [out for text in pasteable(command) for out in comment_lines(text)]
+    assert all(len(ln.encode()) <= LINE_MAX for ln in lines)
+    pasted = "\n".join(ln.removeprefix("# ") for ln in lines)
+    assert shlex.split(pasted.replace("\\\n", "")) == shlex.split(command)
+    shell = subprocess.run(
+        ["sh", "-c", 'f() { printf "%s\\n" "$@"; }; f ' + pasted], capture_output=True, text=True
+    )
+    assert shell.stdout.splitlines() == shlex.split(command)

@@ -115,7 +115,10 @@ class _Merger:
         """Place every entity of ``model`` (its frame at ``at`` in the top frame), then the
         models nested or included in it, each in its own scope."""
         nodes, inner = self._scope(model, file, prefix, stack)
-        local = self._solve(nodes, inner, stack)
+        # An axis may be expressed in a frame inside a nested model (podx::tip), as
+        # libsdformat allows: those frames are placed too.
+        wanted = tuple(n for n in map(_expressed_in, nodes.values()) if "::" in n)
+        local = self._solve(nodes, inner, stack, wanted)
         for node in nodes.values():
             if node.kind == "link":
                 name = prefix + node.name
@@ -164,7 +167,16 @@ class _Merger:
                 nodes[name] = node("joint", name, base, child or own, pose, elem)
             elif tag == "model":
                 self._nest(prefix, elem, file)
+                placement = elem.get("placement_frame", "").strip()
+                refuse = InputError(
+                    f'<model name="{quote(name)}" placement_frame="{quote(placement)}"> names '
+                    "no frame of that model",
+                    "name a link, frame, joint or nested model's frame of the model",
+                    file=file,
+                    line=_line(elem),
+                )
                 pose = parse_pose(pose_elem, file)
+                pose = pose * self._placement(placement, elem, file, stack, refuse)
                 nodes[name] = node("model", name, base, own, pose, elem)
                 inner[name] = Inner(elem, file, "", stack, elem, "")
             elif tag == "include":
@@ -172,36 +184,37 @@ class _Merger:
         return nodes, inner
 
     def _placement(
-        self, elem: Any, file: str, name: str, model: Any, label: str, stack: tuple[str, ...]
+        self, placement: str, model: Any, label: str, stack: tuple[str, ...], refuse: InputError
     ) -> Pose:
-        """Where an include's ``<placement_frame>`` sits in the included model's frame, as the
-        inverse that puts that frame (not the model's) at the include's pose."""
-        placement = _text(_child(elem, "placement_frame"))
+        """Where a model's placement frame sits in the model's own frame, as the inverse that
+        puts that frame (not the model's) at the model's pose: libsdformat's
+        resolveModelPoseWithPlacementFrame (src/FrameSemantics.cc), X_RM = X_RP * inv(X_MP),
+        for an ``<include><placement_frame>`` and a ``<model placement_frame="...">`` alike.
+        ``refuse``: the error when the name is no frame of the model."""
         if not placement:
             return Pose()
         sub_nodes, sub_inner = self._scope(model, label, "", stack)
-        placed = self._solve(sub_nodes, sub_inner, stack).get(placement)
+        placed = self._solve(sub_nodes, sub_inner, stack, (placement,)).get(placement)
         if placed is None:
-            raise InputError(
-                f"<placement_frame> '{quote(placement)}' names no frame of model://{name}",
-                "name a link or frame of the included model",
-                file=file,
-                line=_line(_child(elem, "placement_frame")),
-            )
+            raise refuse
         return inverse(placed)
 
     def _solve(
-        self, nodes: dict[str, Node], inner: dict[str, Inner], stack: tuple[str, ...]
+        self,
+        nodes: dict[str, Node],
+        inner: dict[str, Inner],
+        stack: tuple[str, ...],
+        wanted: tuple[str, ...] = (),
     ) -> dict[str, Pose]:
         """Every frame of a scope in the scope's model frame; ``A::B`` names reach into the
-        nested model A (its own frames, in A's frame)."""
+        nested model A (its own frames, in A's frame); ``wanted``: such names to place too."""
 
-        def nested(name: str) -> dict[str, Pose]:
+        def nested(name: str, deeper: tuple[str, ...]) -> dict[str, Pose]:
             sub = inner[name]
             sub_nodes, sub_inner = self._scope(sub.model, sub.label or sub.file, "", sub.stack)
-            return self._solve(sub_nodes, sub_inner, sub.stack)
+            return self._solve(sub_nodes, sub_inner, sub.stack, deeper)
 
-        return solve(nodes, Pose(), nested)
+        return solve(nodes, Pose(), nested, wanted)
 
     def _nest(self, prefix: str, elem: Any, file: str) -> None:
         """Refuse a model nested (or included) deeper than NESTING_LIMIT: each level is a
@@ -270,7 +283,15 @@ class _Merger:
         base = own if base in ("", MODEL_FRAME) else base
         pose = parse_pose(own_pose, own_file)
         inner_stack = (*stack, label)
-        pose = pose * self._placement(elem, file, name, inner_model, label, inner_stack)
+        placement_elem = _child(elem, "placement_frame")
+        placement = _text(placement_elem) or inner_model.get("placement_frame", "").strip()
+        refuse = InputError(
+            f"<placement_frame> '{quote(placement)}' names no frame of model://{name}",
+            "name a link or frame of the included model",
+            file=file,
+            line=_line(placement_elem if placement_elem is not None else elem),
+        )
+        pose = pose * self._placement(placement, inner_model, label, inner_stack, refuse)
         scope = _text(_child(elem, "name")) or inner_model.get("name", "") or name
         if merge:
             proxy = f"_merged__{inner_model.get('name', '') or name}__model__"
@@ -293,7 +314,7 @@ class _Merger:
             x, y, z = parse_numbers(xyz_elem, file, 3, "xyz")
             xyz = (x, y, z)
             legacy = _text(_child(axis_elem, "use_parent_model_frame")).lower() in ("1", "true")
-            expressed = xyz_elem.get("expressed_in", "").strip()
+            expressed = _expressed_in(node)
             if legacy:
                 frame = at * local[node.own]
             elif expressed:
@@ -326,6 +347,13 @@ class Inner(NamedTuple):
     stack: tuple[str, ...]  # the files included on the way to it (cycles)
     at: Any  # the element a merge bound is refused at
     uri: str  # an include: model://NAME's NAME
+
+
+def _expressed_in(node: Node) -> str:
+    """A joint's ``<axis><xyz expressed_in>`` ("" for none, or for another kind of node)."""
+    axis = _child(node.elem, "axis") if node.kind == "joint" else None
+    xyz = _child(axis, "xyz") if axis is not None else None
+    return (xyz.get("expressed_in", "") if xyz is not None else "").strip()
 
 
 def _text(elem: Any) -> str:

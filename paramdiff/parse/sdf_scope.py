@@ -60,11 +60,13 @@ class Node(NamedTuple):
 def solve(
     nodes: dict[str, Node],
     identity: Pose,
-    nested: Callable[[str], dict[str, Pose]],
+    nested: Callable[[str, tuple[str, ...]], dict[str, Pose]],
+    wanted: tuple[str, ...] = (),
 ) -> dict[str, Pose]:
-    """Every node's pose in the model's frame. ``nested(name)``: the poses inside the nested
-    model ``name`` in its own frame (for ``A::B`` names). Unknown names and loops are refused
-    at the line of the pose that names them."""
+    """Every node's pose in the model's frame; unknown names and loops are refused at the
+    line of the pose that names them. ``nested(name, wanted)``: the poses inside nested model
+    ``name``, in its frame. ``wanted``: scoped names (``A::B::C``: an axis's expressed_in, a
+    placement frame) placed too when they name a frame, else left for the caller to refuse."""
     done: dict[str, Pose] = {MODEL_FRAME: identity}
 
     def scoped(name: str) -> Pose | None:
@@ -72,7 +74,7 @@ def solve(
         node = nodes.get(head)
         if node is None or node.kind != "model":
             return None
-        inner = nested(head).get(rest)
+        inner = nested(head, (rest,) if "::" in rest else ()).get(rest)
         if inner is None:
             return None
         place(head)
@@ -110,4 +112,7 @@ def solve(
 
     for name in nodes:
         place(name)
+    for name in wanted:
+        if name not in done and "::" in name:
+            scoped(name)
     return done

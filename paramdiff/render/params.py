@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -234,7 +235,7 @@ def _loading(d: Derived) -> Iterator[str]:
         command, files = d.load_with
         yield "Load it with (the first launch the profile declares that `paramdiff check`"
         yield "verifies; each declared launch has its section in the report):"
-        yield f"  {command}"
+        yield from pasteable(command)
         yield f"It loads {' then '.join(files)}; the last file loaded wins."
         if " -w" not in f" {command}":
             yield "Add -w to wipe parameters stored by an earlier run: they win over every file."
@@ -253,6 +254,41 @@ def _loading(d: Derived) -> Iterator[str]:
         if d.frame_outputs:
             yield f"They set {' / '.join(d.frame_outputs)}."
         yield "The last file loaded wins, so this file sets every output parameter explicitly."
+
+
+def pasteable(command: str, indent: str = "  ", width: int = LINE_MAX) -> Iterator[str]:
+    """``command`` as header lines (``# `` and the text yielded) that, with ``# `` stripped and
+    pasted into a POSIX shell, are that one command: every line but the last ends with a backslash,
+    a line continuation (POSIX.1 Shell Command Language, 2.2.1: backslash-newline is removed
+    outside quotes). Words are quoted with shlex.quote, so the argv is shlex.split(command)'s,
+    the argv check verified (parse/launch.py splits the launch the same way); a word longer
+    than a line is cut into adjacent quoted pieces, which the shell joins into one word."""
+    words = shlex.split(command)
+    whole = indent + " ".join(map(shlex.quote, words))
+    if len(whole.encode()) <= width - len("# "):
+        yield whole
+        return
+    room = width - len("# ") - len(" \\")  # every line leaves room for its continuation
+    line, fresh = indent, True
+    for word in words:
+        quoted = shlex.quote(word)
+        candidate = line + ("" if fresh else " ") + quoted
+        if len(candidate.encode()) <= room:
+            line, fresh = candidate, False
+            continue
+        if not fresh:
+            yield line + " \\"
+            line = indent + "  "
+        while len((line + shlex.quote(word)).encode()) > room:
+            cut = max(1, room - len(line.encode()) - len(b"''"))
+            head = word[:cut]
+            while len((line + shlex.quote(head)).encode()) > room and len(head) > 1:
+                head = head[:-1]
+            # No space before the backslash, none after it: the next piece joins this word.
+            yield line + shlex.quote(head) + "\\"
+            line, word = "", word[len(head) :]
+        line, fresh = line + shlex.quote(word), False
+    yield line
 
 
 def _header_lines(d: Derived, fmt: str) -> Iterator[str]:
