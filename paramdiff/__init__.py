@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .comparison.compare import Comparison
+    from paramdiff.comparison.side_by_side import Comparison
 
 
 def compare(*sources: Any, **kw: Any) -> Comparison:
@@ -20,9 +20,9 @@ def compare(*sources: Any, **kw: Any) -> Comparison:
     # this file, and these cost ~50 ms (python -X importtime) that only a library call needs.
     from pathlib import Path
 
-    from .comparison.compare import compare as _compare
-    from .model.source import Source
-    from .parse.local import local_sources
+    from paramdiff.comparison.side_by_side import compare as _compare
+    from paramdiff.model.source import Source
+    from paramdiff.parse.named_files import local_sources
 
     if all(isinstance(s, Source) for s in sources):
         return _compare(list(sources), **kw)

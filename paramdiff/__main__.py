@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from paramdiff.cli import main
 
 sys.exit(main(prog="python -m paramdiff"))  # the name usage lines show, as `paramdiff` is

@@ -18,42 +18,49 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .check.review import review, review_files
-from .check.run import check_project
-from .comparison.compare import Comparison, Row, Status, TableOptions, Verdict
-from .config.lock import Lock, LockEntry
-from .config.roles import SourceSpec
-from .config.sources import Config, Profile
-from .derive.derived import Derived
-from .derive.layers import Layers
-from .derive.record import Firmware, ReadBack, Record, load_record, parse_record, record_text
-from .errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
-from .jobs.compare import THREE_WAY, compare_pins, pins_lines, three_way, three_way_lines
-from .jobs.derive import derive_file, derived_lines, minimal_derived
-from .jobs.diff import diff_files
-from .jobs.fetch import fetch_project
-from .jobs.fidelity import pinned_fidelity
-from .jobs.history import history
-from .jobs.layers import layers, layers_lines
-from .jobs.local import Reading, Shown
-from .jobs.pull import pull_file
-from .jobs.report import report_files, report_inputs
-from .jobs.show import show_file
-from .jobs.validate import validate_file
-from .jobs.verify import record_of, verify_vehicle
-from .model.metadata import Metadata
-from .model.params import Param, ParamFile
-from .model.source import Source
-from .overlay.file import Overlay
-from .pin import Pin
-from .project import Project
-from .render.params import render as render_params
-from .render.report import render_report
-from .render.report_inputs import ReportInputs
-from .render.sinks import Output, Outputs
-from .stages.fidelity import Fidelity
-from .stages.review import Review
-from .vehicle.pull import Pulled, PullLimits, pull
+from paramdiff.check.run import check_project
+from paramdiff.comparison.side_by_side import Comparison, Row, Status, TableOptions, Verdict
+from paramdiff.comparison.sitl_layers import Layers
+from paramdiff.config.lock import Lock, LockEntry
+from paramdiff.config.roles import SourceSpec
+from paramdiff.config.sources import Config, Profile
+from paramdiff.derive.derived import Derived
+from paramdiff.derive.record import (
+    Firmware,
+    ReadBack,
+    Record,
+    load_record,
+    parse_record,
+    record_text,
+)
+from paramdiff.errors import ConfigError, DriftError, InputError, ParamdiffError, UsageError
+from paramdiff.jobs.compare import THREE_WAY, compare_pins, pins_lines, three_way, three_way_lines
+from paramdiff.jobs.derive import derive_file, derived_lines, minimal_derived
+from paramdiff.jobs.diff import diff_files
+from paramdiff.jobs.fetch import fetch_project
+from paramdiff.jobs.fidelity import pinned_fidelity
+from paramdiff.jobs.history import history
+from paramdiff.jobs.layers import layers, layers_lines
+from paramdiff.jobs.local import Reading, Shown
+from paramdiff.jobs.pull import pull_file
+from paramdiff.jobs.report import report_files, report_inputs
+from paramdiff.jobs.show import show_file
+from paramdiff.jobs.validate import validate_file
+from paramdiff.jobs.verify import record_of, verify_vehicle
+from paramdiff.model.metadata import Metadata
+from paramdiff.model.params import Param, ParamFile
+from paramdiff.model.source import Source
+from paramdiff.overlay.file import Overlay
+from paramdiff.pin import Pin
+from paramdiff.project import Project
+from paramdiff.render.derived_file import render as render_params
+from paramdiff.render.report_inputs import ReportInputs
+from paramdiff.render.report_markdown import render_report
+from paramdiff.render.sinks import Output, Outputs
+from paramdiff.review.branch import review, review_files
+from paramdiff.review.changes import Review
+from paramdiff.simulation.actuator_fidelity import Fidelity
+from paramdiff.vehicle.mavlink_pull import Pulled, PullLimits, pull
 
 __all__ = [
     "THREE_WAY",

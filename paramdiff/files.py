@@ -18,7 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
-from .errors import InputError, ParamdiffError, quote
+from paramdiff.errors import InputError, ParamdiffError, quote
 
 # The largest input: real ones are far smaller (the biggest, ArduPilot's apm.pdef.json, is
 # about 2 MB; a parameter file is tens of kB), so 8 MiB refuses only what is not one, and

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from .errors import UsageError
-from .files import own_descriptor
+from paramdiff.errors import UsageError
+from paramdiff.files import own_descriptor
 
 LINK_HOPS = 40  # as the kernel's limit (MAXSYMLINKS): a loop is refused, never followed
 

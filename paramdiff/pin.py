@@ -13,47 +13,45 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .comparison.classify import Classifier
-from .comparison.compare import compare
-from .config.lock import require_entry
-from .config.roles import PARAM_FORMATS, SourceSpec
-from .config.sources import Profile
-from .derive.derived import Target, build
-from .derive.layers import sitl_run, stack
-from .errors import ConfigError
-from .fetch.engine import materialize, verify_cached
-from .fetch.parsed import load_metadata
-from .launch.verify import verify_declared
-from .model.metadata import Metadata, firmware_of
-from .model.params import ParamFile
-from .model.source import Source
-from .overlay.file import load_overlay
-from .parse.any import parse_any, parse_names
-from .parse.launch import launch_roles
-from .parse.params import parse_params
-from .parse.sdf import parse_sdf, read_channels
-from .parse.sdf_paths import repo_resolver
-from .project import Project, blueos_includes
-from .render.launch import load_line
-from .render.params import read_provenance, render, values_source
-from .render.sinks import join_lines
-from .stages.geometry import check_model, sitl_params
+from paramdiff.comparison.classify import Classifier
+from paramdiff.comparison.side_by_side import compare
+from paramdiff.comparison.sitl_layers import sitl_run, stack
+from paramdiff.config.lock import require_entry
+from paramdiff.config.roles import PARAM_FORMATS, SourceSpec
+from paramdiff.config.sources import Profile
+from paramdiff.derive.derived import Target, build
+from paramdiff.errors import ConfigError
+from paramdiff.fetch.engine import materialize, verify_cached
+from paramdiff.fetch.parsed import load_metadata
+from paramdiff.model.metadata import Metadata, firmware_of
+from paramdiff.model.params import ParamFile
+from paramdiff.model.source import Source
+from paramdiff.overlay.file import load_overlay
+from paramdiff.parse.any import parse_any, parse_names
+from paramdiff.parse.launch import launch_roles
+from paramdiff.parse.param_text import parse_params
+from paramdiff.parse.sdf import parse_sdf, read_channels
+from paramdiff.parse.sdf_paths import repo_resolver
+from paramdiff.project import Project, blueos_includes
+from paramdiff.render.derived_file import read_provenance, render, values_source
+from paramdiff.render.launch_text import load_line
+from paramdiff.render.sinks import join_lines
+from paramdiff.simulation.geometry import check_model, sitl_params
+from paramdiff.simulation.launch_check import verify_declared
 
-# Everything else is imported where it is used: a command loads only the stages, renderers
-# and transports it runs (the fetch stack only when something is fetched), so `compare
-# three-way` on a warm cache never imports the report, the SVG or requests.
+# Names the annotations use, not the code (and some would import a cycle).
 if TYPE_CHECKING:
-    from .comparison.classify import Classifier
-    from .comparison.compare import Comparison
-    from .config.lock import Lock, LockEntry
-    from .derive.derived import Derived, Target
-    from .derive.layers import Layers, SitlRun
-    from .fetch.engine import FetchedRole
-    from .launch.verify import LaunchResult
-    from .overlay.file import Overlay
-    from .parse.sdf import Channel
-    from .parse.sdf_paths import Resolver
-    from .stages.geometry import ModelCheck
+    from paramdiff.comparison.classify import Classifier
+    from paramdiff.comparison.side_by_side import Comparison
+    from paramdiff.comparison.sitl_layers import Layers, SitlRun
+    from paramdiff.config.lock import Lock, LockEntry
+    from paramdiff.derive.derived import Derived, Target
+    from paramdiff.fetch.engine import FetchedRole
+    from paramdiff.overlay.file import Overlay
+    from paramdiff.parse.sdf import Channel
+    from paramdiff.parse.sdf_paths import Resolver
+    from paramdiff.simulation.geometry import ModelCheck
+    from paramdiff.simulation.launch_check import LaunchResult
 
 CALIBRATION_ROLE = "calibration"
 # A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
@@ -275,7 +273,7 @@ class Pin:
         sources = [self.source(r) for r in roles]
         return compare(sources, self.classifier(), self.metadata())
 
-    # -- stages, wired with this pin's values
+    # -- the pipeline's functions, wired with this pin's values
 
     @once
     def overlay(self) -> Overlay:
@@ -440,7 +438,7 @@ class Pin:
     def sitl_params(self) -> dict[str, float]:
         """What SITL runs: the frame defaults, then the derived file (last wins)."""
 
-        return sitl_params(self.derived(), self.sitl_run())
+        return sitl_params(self.derived().params(), self.sitl_run())
 
     def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""

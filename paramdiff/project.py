@@ -16,23 +16,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config.lock import LOCK_FILE, read_lock
-from .config.roles import ROLE_RE, SourceSpec
-from .config.sources import Config, load_config, svg_path
-from .derive.record import record_path
-from .fetch.cache import Cache, default_cache_dir
-from .fetch.engine import TransportChoice
-from .outputs import ProjectFiles, git_folders
-from .parse.params import include_paths
-from .parse.sdf_paths import repo_include_paths
+from paramdiff.config.lock import LOCK_FILE, read_lock
+from paramdiff.config.roles import ROLE_RE, SourceSpec
+from paramdiff.config.sources import Config, load_config, svg_path
+from paramdiff.derive.record import record_path
+from paramdiff.fetch.cache import Cache, default_cache_dir
+from paramdiff.fetch.engine import TransportChoice
+from paramdiff.outputs import ProjectFiles, git_folders
+from paramdiff.parse.param_text import include_paths
+from paramdiff.parse.sdf_paths import repo_include_paths
 
 # The fetch stack (requests, the transports) is imported where it is used: a command loads
 # only what it runs, so `compare three-way` on a warm cache never imports requests.
 if TYPE_CHECKING:
-    from .config.lock import Lock
-    from .fetch.cache import Cache
-    from .fetch.engine import TransportChoice
-    from .outputs import ProjectFiles
+    from paramdiff.config.lock import Lock
+    from paramdiff.fetch.cache import Cache
+    from paramdiff.fetch.engine import TransportChoice
+    from paramdiff.outputs import ProjectFiles
 
 
 def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:

@@ -32,8 +32,8 @@ def test_mypy_is_clean() -> None:
 
 
 def test_lower_layers_never_import_higher_ones() -> None:
-    """setup.cfg's [importlinter] contract: cli > check > jobs > pin > project >
-    render > launch > stages > derive > comparison > fetch > overlay > config > parse >
+    """setup.cfg's [importlinter] contract: cli > check/review > jobs > pin > project >
+    render > derive > simulation > comparison > fetch > overlay > config > parse >
     model > files/digests > errors."""
     result = subprocess.run(
         [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
@@ -115,3 +115,12 @@ def test_every_module_says_what_it_owns() -> None:
         if p.stat().st_size and ast.get_docstring(ast.parse(p.read_text())) is None
     ]
     assert not missing, f"modules without a docstring: {missing}"
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """#30: a name says which module it is, anywhere in the tree (``__init__`` aside)."""
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in ("__init__.py", "__main__.py"):
+            seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import FIXTURES, build_mirror, location_args, run_cli, small_upstream, tree_bytes
 
-from paramdiff.render.params import read_provenance
+from paramdiff.render.derived_file import read_provenance
 
 
 @pytest.fixture

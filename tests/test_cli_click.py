@@ -27,9 +27,9 @@ from helpers import (
 from paramdiff.cli import main
 from paramdiff.cli.app import COMMANDS
 from paramdiff.comparison.classify import Classifier
-from paramdiff.comparison.compare import compare, select
+from paramdiff.comparison.side_by_side import compare, select
 from paramdiff.model.categories import Category
-from paramdiff.parse.local import local_sources
+from paramdiff.parse.named_files import local_sources
 
 HW, SITL = str(FIXTURES / "hardware.params"), str(FIXTURES / "sitl.params")
 SCRIPT = Path(sys.executable).parent / "paramdiff"  # the venv's console script

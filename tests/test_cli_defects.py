@@ -6,10 +6,10 @@ from pathlib import Path
 
 from helpers import FIXTURES, run_cli
 
-from paramdiff.derive.layers import stack
+from paramdiff.comparison.sitl_layers import stack
 from paramdiff.model.source import Source
-from paramdiff.parse.params import parse_params
-from paramdiff.render.layers import render_layers
+from paramdiff.parse.param_text import parse_params
+from paramdiff.render.layers_table import render_layers
 
 
 def invoke(*args: str) -> object:

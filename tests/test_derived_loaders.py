@@ -22,8 +22,8 @@ from paramdiff.model.source import Source
 from paramdiff.model.values import float32
 from paramdiff.overlay.file import Delta, Overlay
 from paramdiff.parse.loaders import LOADERS, ardupilot_defaults, disagreements
-from paramdiff.parse.params import parse_params
-from paramdiff.render.params import LINE_MAX, comment_lines, read_provenance, render
+from paramdiff.parse.param_text import parse_params
+from paramdiff.render.derived_file import LINE_MAX, comment_lines, read_provenance, render
 from paramdiff.render.sinks import join_lines
 
 AP = "ArduPilot defaults reader (sim_vehicle.py --add-param-file)"

@@ -1,6 +1,6 @@
-"""Actuator fidelity (stages.fidelity): the thrust a model gives at the firmware's full forward
-and reverse output, through the gz-sim Thruster its cmd_topic reaches, against what the
-firmware's mixer assumes. Hand-written SDF fixtures with the same plugin blocks as the real
+"""Actuator fidelity (simulation.actuator_fidelity): the thrust a model gives at the firmware's
+full forward and reverse output, through the gz-sim Thruster its cmd_topic reaches, against what
+the firmware's mixer assumes. Hand-written SDF fixtures with the same plugin blocks as the real
 models; the real SITL_Models BlueBoat (edited in the test) when the mirror is there."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from paramdiff.errors import ConfigError, InputError
 from paramdiff.overlay.file import parse_overlay
 from paramdiff.parse.sdf import read_channels
 from paramdiff.parse.sdf_thruster import read_actuation
-from paramdiff.render.fidelity import actuator_consequence, actuator_section
-from paramdiff.stages.fidelity import Fidelity, actuator_findings, fidelity
+from paramdiff.render.fidelity_section import actuator_consequence, actuator_section
+from paramdiff.simulation.actuator_fidelity import Fidelity, actuator_findings, fidelity
 
 ROVER = {"SERVO1_FUNCTION": 73.0, "SERVO3_FUNCTION": 74.0, "MOT_THST_ASYM": 1.6}
 BOAT_MODEL = "blueboat"
@@ -297,7 +297,10 @@ acknowledged:
 
 
 def test_an_acknowledgement_accepts_an_actuator_finding_by_id_or_text_for_its_bytes() -> None:
-    from paramdiff.stages.fidelity import acknowledgement_of, is_actuator_acknowledgement
+    from paramdiff.simulation.actuator_fidelity import (
+        acknowledgement_of,
+        is_actuator_acknowledgement,
+    )
 
     fid = fid_of(SITL_MODELS_LIKE, ROVER)
     found = actuator_findings(fid)[0]
@@ -325,7 +328,7 @@ def world(tmp_path: Path, physics: str) -> Path:
 
 def test_the_world_s_physics_step_against_the_loop_rate(tmp_path: Path) -> None:
     from paramdiff.parse.sdf_thruster import read_physics_step
-    from paramdiff.stages.fidelity import loop_rate_note
+    from paramdiff.simulation.actuator_fidelity import loop_rate_note
 
     first = '<physics name="a"><max_step_size>0.01</max_step_size></physics>'
     chosen = '<physics name="b" default="true"><max_step_size>0.004</max_step_size></physics>'

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from paramdiff.launch import capabilities
-from paramdiff.launch.frame import NOT_LOADED
-from paramdiff.launch.physics import resolve
-from paramdiff.launch.pilot import BLOCKED, pilot_test
-from paramdiff.launch.verify import LaunchResult, adhoc
 from paramdiff.pin import Pin
 from paramdiff.project import Project
+from paramdiff.simulation import capabilities
+from paramdiff.simulation.frame import NOT_LOADED
+from paramdiff.simulation.launch_check import LaunchResult, adhoc
+from paramdiff.simulation.physics import resolve
+from paramdiff.simulation.pilot_input import BLOCKED, pilot_test
 
 X500 = "derived/holybro_x500_sitl.params"
 BOAT = "derived/blueboat_sitl.params"
@@ -119,8 +119,8 @@ def test_tkoff_rpm_min_on_json_is_a_finding_and_its_delta_clears_it() -> None:
 
 
 def test_the_pilot_test_says_will_not_take_off_where_the_takeoff_check_holds() -> None:
-    from paramdiff.launch.builtin import response
-    from paramdiff.launch.pilot import hold_takeoff
+    from paramdiff.simulation.builtin_models import response
+    from paramdiff.simulation.pilot_input import hold_takeoff
 
     backend = resolve("X")
     params = {"FRAME_CLASS": 1.0, "FRAME_TYPE": 1.0, "TKOFF_RPM_MIN": 1000.0}

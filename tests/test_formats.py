@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from paramdiff.errors import InputError
 from paramdiff.model.values import format_value, same_value
-from paramdiff.parse.params import parse_params, write_rows
+from paramdiff.parse.param_text import parse_params, write_rows
 
 
 def test_blueos_params_header_and_provenance() -> None:
@@ -163,7 +163,7 @@ def test_round_trip_property(table: dict[str, float], fmt: str) -> None:
 
 def test_library_compare_gives_a_dataframe_on_demand() -> None:
     import paramdiff
-    from paramdiff.comparison.compare import Verdict
+    from paramdiff.comparison.side_by_side import Verdict
 
     comp = paramdiff.compare(FIXTURES / "hardware.params", FIXTURES / "sitl.params")
     roles = comp.roles

@@ -1,6 +1,6 @@
 """SDF includes and channel roles from geometry, on small models written here (no ../shared).
 
-The expected roles are ArduPilot's, re-implemented in paramdiff.stages.geometry from
+The expected roles are ArduPilot's, re-implemented in paramdiff.simulation.geometry from
 AP_MotorsMatrix::setup_quad_matrix and AP_Motors6DOF::setup_motors; these fixtures place the
 actuators independently (by hand, in the Gazebo model frame), so a wrong frame conversion or
 pose composition fails here.
@@ -18,7 +18,7 @@ from paramdiff.errors import InputError
 from paramdiff.parse.sdf_include import MERGE_LIMIT, NESTING_LIMIT, load_model
 from paramdiff.parse.sdf_paths import local_resolver, repo_include_paths, repo_resolver
 from paramdiff.render.svg import render_svg
-from paramdiff.stages.geometry import ModelCheck, check_model, output_functions
+from paramdiff.simulation.geometry import ModelCheck, check_model, output_functions
 
 PLUGIN = """
     <plugin name="ArduPilotPlugin" filename="ArduPilotPlugin">

@@ -745,7 +745,7 @@ def test_report_output_naming_the_svg_is_refused(derived: tuple[Path, list[str]]
 def test_a_file_of_more_parameters_than_any_vehicle_is_refused(tmp_path: Path) -> None:
     """Before: 932,060 six-letter names fit under the 8 MiB bound: show took 15 s and 855 MB,
     validate over 290 s (a quadratic warning filter, also fixed)."""
-    from paramdiff.parse.params import MAX_PARAMS
+    from paramdiff.parse.param_text import MAX_PARAMS
 
     names = (f"P{i:06d}" for i in range(MAX_PARAMS + 1))
     many = tmp_path / "many.params"
@@ -760,7 +760,7 @@ def test_a_file_of_more_parameters_than_any_vehicle_is_refused(tmp_path: Path) -
 
 def test_a_file_of_endless_repeats_is_refused(tmp_path: Path) -> None:
     """Before: 'A 1' two million times gave two million warnings (250 MB of output)."""
-    from paramdiff.parse.params import MAX_WARNINGS
+    from paramdiff.parse.param_text import MAX_WARNINGS
 
     repeats = tmp_path / "repeats.params"
     repeats.write_text("WP_RADIUS 1\n" * (MAX_WARNINGS + 5))

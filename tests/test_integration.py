@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import FIXTURES, ROOT, location_args, run_cli
 
-from paramdiff.render.params import read_provenance
+from paramdiff.render.derived_file import read_provenance
 
 COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 

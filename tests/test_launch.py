@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from paramdiff.errors import UsageError
-from paramdiff.launch import builtin, mixer, physics
-from paramdiff.launch.pilot import DEAD, OK, REVERSED, UNCONTROLLED, pilot_test
 from paramdiff.parse.launch import SIM_VEHICLE, SITL, parse_launch
-from paramdiff.stages.geometry import output_functions
+from paramdiff.simulation import builtin_models as builtin
+from paramdiff.simulation import mixer, physics
+from paramdiff.simulation.geometry import output_functions
+from paramdiff.simulation.pilot_input import DEAD, OK, REVERSED, UNCONTROLLED, pilot_test
 
 ROVER_PARM = "Tools/autotest/default_params/rover.parm"
 SKID_PARM = "Tools/autotest/default_params/rover-skid.parm"
@@ -405,7 +406,7 @@ def test_bad_acknowledgements_name_the_line(entry: str, says: str) -> None:
 
 def test_a_stock_rover_on_a_skid_model_names_the_boot_functions() -> None:
     from paramdiff.parse.sdf import Channel
-    from paramdiff.stages.channels import channel_findings
+    from paramdiff.simulation.channels import channel_findings
 
     port = Channel(0, "port", 1100, 1900, -0.5, 10, "VELOCITY", "m.sdf", 1, {})
     roles = {"port": 73}

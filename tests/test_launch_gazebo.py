@@ -6,10 +6,10 @@ from pathlib import Path
 
 from test_geometry import CONTROL, GOOD_SIGNS, PLUGIN, QUAD, quad, write
 
-from paramdiff.launch.gazebo import follow_topics, reads, response
-from paramdiff.launch.pilot import DEAD, OK, REVERSED, pilot_test
 from paramdiff.parse.sdf_paths import local_resolver
-from paramdiff.stages.geometry import check_model
+from paramdiff.simulation.gazebo_plugin import follow_topics, reads, response
+from paramdiff.simulation.geometry import check_model
+from paramdiff.simulation.pilot_input import DEAD, OK, REVERSED, pilot_test
 
 
 def boat(tmp_path: Path, order: tuple[str, str] = ("port", "stbd"), mult: int = 70) -> Path:
@@ -105,8 +105,8 @@ def thruster_boat(tmp_path: Path, joints: tuple[str, str], topics: tuple[str, st
 def followed(model: Path, params: dict[str, float]) -> tuple[dict[str, str], list[str]]:
     """The pilot test as the launch check runs it: following each cmd_topic to its Thruster."""
     from paramdiff.parse.sdf_thruster import read_actuation
-    from paramdiff.stages.actuators import place
-    from paramdiff.stages.geometry import read_model
+    from paramdiff.simulation.actuators import place
+    from paramdiff.simulation.geometry import read_model
 
     data, file = model.read_bytes(), model.as_posix()
     checked = check_model(data, file, local_resolver({}), params, {}, "Rover", None)

@@ -108,9 +108,9 @@ def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
 
 
 def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
-    from paramdiff.launch.verify import adhoc
     from paramdiff.pin import Pin
     from paramdiff.project import Project
+    from paramdiff.simulation.launch_check import adhoc
 
     mirror = upstream
     ctx = Pin(Project(root=ROOT, mirror=str(mirror)), "blueboat", None)
@@ -122,7 +122,7 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     # Without the derived file the firmware's SERVOn_MIN/MAX defaults run: the model's range
     # findings then are this launch's own, and no acknowledgement (of the declared line) fits.
     assert not result.passed
-    # First: the launch loads nothing of ours (paramdiff/launch/frame.py), with its fix.
+    # First: the launch loads nothing of ours (paramdiff/simulation/frame.py), with its fix.
     assert result.findings[0].text.startswith("the profile's derived file is not loaded")
     assert "derived/blueboat_sitl.params last in --defaults" in result.findings[0].fix
     assert all("(not set: firmware default)" in f.text for f in result.findings[1:])
@@ -234,7 +234,7 @@ def test_stock_launches_run_the_firmware_boot_outputs(
 ) -> None:
     # Rover's boot defaults (output 1 GroundSteering, 3 Throttle); ArduSub's vectored frame
     # assigns 6 motors and has no pitch factor (a note, not a failure). The one finding: the
-    # launch loads nothing of the profile's (paramdiff/launch/frame.py).
+    # launch loads nothing of the profile's (paramdiff/simulation/frame.py).
     result = run_cli(["layers", *repo, "--profile", profile, "--launch", line])
     assert result.exit_code == 1, result.output
     fails = [ln for ln in result.output.splitlines() if ln.lstrip().startswith("FAIL")]

@@ -10,7 +10,7 @@ from helpers import ROOT, location_args, run_cli
 from paramdiff.errors import InputError
 from paramdiff.model.mavtypes import expand, packaged_types, parse_type_table, qgc_types
 from paramdiff.model.params import Param
-from paramdiff.parse.params import parse_params, write_rows
+from paramdiff.parse.param_text import parse_params, write_rows
 
 SRC = "ArduPilot/ardupilot@" + "a" * 40 + ":libraries/X/X.h"
 SMALL = (

@@ -25,7 +25,7 @@ from helpers import (
 
 from paramdiff.errors import InputError
 from paramdiff.parse.loaders import LOADERS, ardupilot_defaults, mavproxy_param_load
-from paramdiff.parse.params import parse_params
+from paramdiff.parse.param_text import parse_params
 
 QGC_HEAD = "# Onboard parameters for Vehicle 1\n"
 CASE_FORMATS = {
@@ -216,7 +216,7 @@ def test_a_hash_that_makes_ardupilot_read_the_flag_otherwise_is_refused(line: st
     """ArduPilot's parse_param_line has no inline comments: where a '#' touching a token
     changes whether the third token is @READONLY, the line reads two ways."""
     from paramdiff.errors import InputError
-    from paramdiff.parse.params import parse_params
+    from paramdiff.parse.param_text import parse_params
 
     data = (line + "\n").encode()
     with pytest.raises(InputError, match="put a space before the #"):

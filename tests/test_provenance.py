@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from paramdiff.config.lock import read_lock
-from paramdiff.render.params import LINE_MAX as HEADER_LINE_MAX
-from paramdiff.render.params import comment_lines as _comment
+from paramdiff.render.derived_file import LINE_MAX as HEADER_LINE_MAX
+from paramdiff.render.derived_file import comment_lines as _comment
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,9 +11,9 @@ from mavlink_vehicle import Faults, Vehicle, boat_params, tcp_vehicle, udp_vehic
 
 from paramdiff.errors import FetchError, UsageError
 from paramdiff.model.values import float32
-from paramdiff.parse.params import parse_params
+from paramdiff.parse.param_text import parse_params
 from paramdiff.vehicle.dump import dump_lines, vehicle_words
-from paramdiff.vehicle.pull import PullLimits, pull
+from paramdiff.vehicle.mavlink_pull import PullLimits, pull
 
 FAST = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.3, retries=8, version_wait=0.5)
 

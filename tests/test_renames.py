@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from paramdiff.comparison.compare import RENAMED, RENAMED_DIFFERS, compare
 from paramdiff.comparison.renames import (
     REGENERATE,
     Conversion,
@@ -22,9 +21,10 @@ from paramdiff.comparison.renames import (
     parse_renames,
     table_bytes,
 )
+from paramdiff.comparison.side_by_side import RENAMED, RENAMED_DIFFERS, compare
 from paramdiff.errors import InputError
 from paramdiff.model.metadata import ParamMeta
-from paramdiff.parse.local import local_sources
+from paramdiff.parse.named_files import local_sources
 
 OLD = """# Version: 4.6.3-STABLE
 SR0_EXTRA1 10
@@ -285,7 +285,7 @@ def test_renames_can_be_turned_off(tmp_path: Path) -> None:
 def test_review_lists_a_renamed_parameter_under_both_names_with_each_origin(
     tmp_path: Path,
 ) -> None:
-    from paramdiff.stages.review import param_changes
+    from paramdiff.review.changes import param_changes
 
     old, new = write(tmp_path, "old.params", OLD), write(tmp_path, "new.params", NEW)
     comp = compare(local_sources([old, new]))

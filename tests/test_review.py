@@ -10,8 +10,8 @@ import git
 import pytest
 from helpers import C1, C2, ROOT, build_mirror, location_args, run_cli, small_upstream
 
-from paramdiff.render.review import MARKDOWN_LIMIT, render_markdown
-from paramdiff.stages.review import LineChange, ParamChange, ProfileReview, Review
+from paramdiff.review.changes import LineChange, ParamChange, ProfileReview, Review
+from paramdiff.review.comment import MARKDOWN_LIMIT, render_markdown
 
 SITL_MODELS_OLD = "b2fbaefe57ecc28cc219c0cdc6670adde124cc9e"  # master in the mirror
 SITL_MODELS_NEW = "8d6a5dcc04182a28c6e6c1850601e175bf792fa6"

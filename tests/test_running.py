@@ -10,8 +10,7 @@ import pytest
 from helpers import ROOT
 from mavlink_vehicle import MAV_PARAM_TYPE_REAL32, Vehicle, tcp_vehicle
 
-from paramdiff.derive.layers import stack
-from paramdiff.derive.running import (
+from paramdiff.comparison.running_vehicle import (
     NOT_IN_FIRMWARE,
     SET_AFTER_BOOT,
     STORED_SURVIVED,
@@ -20,6 +19,7 @@ from paramdiff.derive.running import (
     runs_anyway,
     verify_running,
 )
+from paramdiff.comparison.sitl_layers import stack
 from paramdiff.errors import ConfigError, DriftError
 from paramdiff.jobs.derive import minimal_derived
 from paramdiff.jobs.verify import expected, verify_vehicle
@@ -27,7 +27,7 @@ from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
 from paramdiff.pin import Pin
 from paramdiff.project import Project
-from paramdiff.vehicle.pull import PullLimits
+from paramdiff.vehicle.mavlink_pull import PullLimits
 
 
 def _source(role: str, values: dict[str, float]) -> Source:
@@ -199,7 +199,7 @@ def test_minimal_derive_leaves_out_what_runs_anyway(project: Path, tmp_path: Pat
     assert "SERVO1_TRIM" in kept  # a delta stays even where it equals the default
     assert "WP_RADIUS" in kept  # 1 here, 2 by default
     assert minimal.minimal_of == ("firmware_defaults", 3)
-    from paramdiff.render.params import render
+    from paramdiff.render.derived_file import render
 
     text = "\n".join(render(minimal))
     assert "3 lines left out that only restate what the launch runs anyway" in text

@@ -16,13 +16,13 @@ from helpers import FIXTURES, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramdiff.render.params import comment_lines
-from paramdiff.render.review import render_json, render_markdown
+from paramdiff.render.derived_file import comment_lines
 from paramdiff.render.safe_text import has_unsafe, visible
 from paramdiff.render.sinks import Output, emit, join_lines
 from paramdiff.render.svg import escape as svg_escape
 from paramdiff.render.texttable import markdown_cell, markdown_table, table
-from paramdiff.stages.review import Attention, ProfileReview, Review
+from paramdiff.review.changes import Attention, ProfileReview, Review
+from paramdiff.review.comment import render_json, render_markdown
 
 UNSAFE_CATEGORIES = ("Cc", "Cf", "Zl", "Zp", "Cs")
 # One of each kind: ESC + CSI colour, BEL, C1 CSI, DEL, a bidi override, a zero-width space,

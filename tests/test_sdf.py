@@ -7,7 +7,7 @@ from helpers import FIXTURES
 
 from paramdiff.errors import InputError
 from paramdiff.parse.sdf import parse_sdf, read_channels
-from paramdiff.stages.channels import channel_findings
+from paramdiff.simulation.channels import channel_findings
 
 ROLES = {"motor_port_joint": 73, "motor_stbd_joint": 74}
 

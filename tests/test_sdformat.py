@@ -269,7 +269,7 @@ def test_the_iris_rewritten_with_a_merge_include_checks_like_the_original(
     merges were composed as libsdformat does, every rotor channel of it was a false finding."""
     import re
 
-    from paramdiff.stages.geometry import check_model
+    from paramdiff.simulation.geometry import check_model
 
     if mirror is None:
         pytest.skip("reads ardupilot_gazebo's iris models from the upstream mirror")
@@ -425,7 +425,7 @@ def test_the_header_launch_pastes_as_one_command(command: str) -> None:
     continuation applied (checked with sh itself), gives check's argv (shlex.split)."""
     import shlex
 
-    from paramdiff.render.params import LINE_MAX, comment_lines, pasteable
+    from paramdiff.render.derived_file import LINE_MAX, comment_lines, pasteable
 
     lines = [out for text in pasteable(command) for out in comment_lines(text)]
     assert all(len(ln.encode()) <= LINE_MAX for ln in lines)

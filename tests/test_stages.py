@@ -8,22 +8,22 @@ from pathlib import Path
 import pytest
 
 from paramdiff.comparison.classify import Classifier
-from paramdiff.comparison.compare import DIFFERS, SAME, SET, Status, Verdict, compare
+from paramdiff.comparison.side_by_side import DIFFERS, SAME, SET, Status, Verdict, compare
+from paramdiff.comparison.sitl_layers import sitl_run, stack
 from paramdiff.config.sources import Profile
 from paramdiff.derive.derived import Target, build
-from paramdiff.derive.layers import sitl_run, stack
+from paramdiff.jobs.param_validation import ERROR, WARNING, validate
 from paramdiff.model.categories import Category, GlobSet, ScriptParams, compile_globs
 from paramdiff.model.metadata import parse_pdef
 from paramdiff.model.params import Param, ParamFile
 from paramdiff.model.source import Source
 from paramdiff.overlay.file import parse_overlay
-from paramdiff.parse.params import parse_params
+from paramdiff.parse.param_text import parse_params
 from paramdiff.parse.sdf import read_channels
-from paramdiff.render.params import render as render_params
-from paramdiff.render.report import render_report
+from paramdiff.render.derived_file import render as render_params
 from paramdiff.render.report_inputs import ReportInputs
-from paramdiff.stages.channels import channel_findings
-from paramdiff.stages.validate import ERROR, WARNING, validate
+from paramdiff.render.report_markdown import render_report
+from paramdiff.simulation.channels import channel_findings
 
 
 def source(role: str, text: str, fmt: str = "params") -> Source:
@@ -368,7 +368,7 @@ def test_history_shows_upstream_subjects_without_control_characters(tmp_path: Pa
 
     from paramdiff.config.roles import SourceSpec
     from paramdiff.fetch.transports import MirrorTransport
-    from paramdiff.stages.history import value_history
+    from paramdiff.jobs.value_history import value_history
 
     sha = "ab" * 20
     subject = "\x1b]0;pwned\x07 fix\r\nlights"

@@ -10,7 +10,7 @@ import pytest
 from helpers import ROOT, location_args, run_cli
 from test_running import LAYERS
 
-from paramdiff.derive.running import STORED_SURVIVED, verify_running
+from paramdiff.comparison.running_vehicle import STORED_SURVIVED, verify_running
 from paramdiff.jobs.fetch import fetch_table
 from paramdiff.render.fit import WIDTH, fit_rows
 from paramdiff.render.texttable import table

@@ -7,30 +7,30 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.sources import svg_path
-from ..derive.derived import Derived
-from ..errors import InputError, StaleOverlayError
-from ..files import TEXT_LIMIT, first_difference, project_path, read_regular
-from ..jobs.report import report_inputs
-from ..launch.verify import adhoc, stale_acknowledgements
-from ..model.values import float32
-from ..parse.loaders import LOADERS, disagreements
-from ..parse.local import read_local
-from ..parse.params import parse_params
-from ..parse.sdf_paths import Resolver, local_resolver
-from ..pin import Pin
-from ..render.params import LINE_MAX
-from ..render.report import render_report
-from ..render.report_model import render_picture
-from ..render.sinks import check_file, join_lines
-from ..stages.channels import SOURCES
-from ..stages.fidelity import is_actuator_acknowledgement
-from ..stages.validate import ERROR, validate
-from .fidelity import actuator_outcome, loop_rate_line
-from .outcome import CheckOutcome
+from paramdiff.check.fidelity_rule import actuator_outcome, loop_rate_line
+from paramdiff.check.outcome import CheckOutcome
+from paramdiff.config.sources import svg_path
+from paramdiff.derive.derived import Derived
+from paramdiff.errors import InputError, StaleOverlayError
+from paramdiff.files import TEXT_LIMIT, first_difference, project_path, read_regular
+from paramdiff.jobs.param_validation import ERROR, validate
+from paramdiff.jobs.report import report_inputs
+from paramdiff.model.values import float32
+from paramdiff.parse.loaders import LOADERS, disagreements
+from paramdiff.parse.named_files import read_local
+from paramdiff.parse.param_text import parse_params
+from paramdiff.parse.sdf_paths import Resolver, local_resolver
+from paramdiff.pin import Pin
+from paramdiff.render.derived_file import LINE_MAX
+from paramdiff.render.report_markdown import render_report
+from paramdiff.render.report_model import render_picture
+from paramdiff.render.sinks import check_file, join_lines
+from paramdiff.simulation.actuator_fidelity import is_actuator_acknowledgement
+from paramdiff.simulation.channels import SOURCES
+from paramdiff.simulation.launch_check import adhoc, stale_acknowledgements
 
 if TYPE_CHECKING:
-    from ..launch.verify import LaunchResult
+    from paramdiff.simulation.launch_check import LaunchResult
 
 
 def check_outputs(
@@ -222,7 +222,7 @@ def _same_in_all_loaders(label: str, count: int) -> str:
 def _already_read_back(ctx: Pin, data: bytes) -> int | None:
     """How many values the committed file holds, when its bytes are exactly what derive
     renders — every real loader already read those bytes back and agreed with the derived
-    values (render/params.py, verify_loaders) — and paramdiff's own reading of them (the
+    values (render/derived_file.py, verify_loaders) — and paramdiff's own reading of them (the
     derived source, parsed once) gives the same values as float32. None: check it in full."""
     if data != join_lines(ctx.derived_lines()).encode():
         return None

@@ -13,15 +13,15 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..config.lock import require_entry
-from ..config.sources import svg_path
-from ..errors import ConfigError, DriftError, UsageError
-from ..pin import Pin
-from ..project import Project
-from ..render.github import annotation
-from .confirmed import record_outcome
-from .outcome import CheckOutcome
-from .rules import check_outputs
+from paramdiff.check.outcome import CheckOutcome
+from paramdiff.check.record_rule import record_outcome
+from paramdiff.check.rules import check_outputs
+from paramdiff.config.lock import require_entry
+from paramdiff.config.sources import svg_path
+from paramdiff.errors import ConfigError, DriftError, UsageError
+from paramdiff.pin import Pin
+from paramdiff.project import Project
+from paramdiff.render.github import annotation
 
 
 def check_contexts(

@@ -8,28 +8,28 @@ from typing import Any
 
 import click
 
-from .boundary import ClosedStdout, carried, guarded, open_closed_descriptors
-from .lazy import LazyGroup
+from paramdiff.cli.boundary import ClosedStdout, carried, guarded, open_closed_descriptors
+from paramdiff.cli.lazy import LazyGroup
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 120}
 
 # In the order a project meets them: each command's module and attribute (relative to
 # paramdiff.cli), imported when the command runs or the help lists it.
 COMMANDS = {
-    "fetch": ".fetch:fetch",
-    "show": ".show:show",
-    "diff": ".diff:diff",
-    "compare": ".compare:compare",
-    "derive": ".derive:derive",
-    "report": ".report:report",
-    "check": ".check:check",
-    "review": ".review:review",
-    "init": ".init:init",
-    "layers": ".layers:layers",
-    "validate": ".validate:validate",
-    "pull": ".pull:pull_command",
-    "verify": ".verify:verify",
-    "history": ".history:history",
+    "fetch": ".fetch_command:fetch",
+    "show": ".show_command:show",
+    "diff": ".diff_command:diff",
+    "compare": ".compare_command:compare",
+    "derive": ".derive_command:derive",
+    "report": ".report_command:report",
+    "check": ".check_command:check",
+    "review": ".review_command:review",
+    "init": ".init_command:init",
+    "layers": ".layers_command:layers",
+    "validate": ".validate_command:validate",
+    "pull": ".pull_command:pull_command",
+    "verify": ".verify_command:verify",
+    "history": ".history_command:history",
 }
 
 

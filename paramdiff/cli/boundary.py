@@ -17,8 +17,8 @@ from contextlib import contextmanager
 
 import click
 
-from ..errors import INTERNAL_ERROR_EXIT, ParamdiffError, internal_error_line
-from ..render.safe_text import visible
+from paramdiff.errors import INTERNAL_ERROR_EXIT, ParamdiffError, internal_error_line
+from paramdiff.render.safe_text import visible
 
 READER_LEFT_EXIT = 141  # 128 + SIGPIPE, as a shell reports `cat big | head`
 INTERRUPTED_EXIT = 130  # 128 + SIGINT

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .boundary import MissingCommand
+from paramdiff.cli.boundary import MissingCommand
 
 
 class CommandGroup(click.Group):

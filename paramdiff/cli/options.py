@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ..comparison.compare import FORMATS as TABLE_FORMATS
-from ..comparison.compare import TableOptions
-from ..errors import UsageError
-from ..files import missing_file_problem
-from ..pin import Pin
-from ..project import Project
-from ..vehicle import PULL_TIMEOUT
-from .output import progress
+from paramdiff.cli.output import progress
+from paramdiff.comparison.side_by_side import FORMATS as TABLE_FORMATS
+from paramdiff.comparison.side_by_side import TableOptions
+from paramdiff.errors import UsageError
+from paramdiff.files import missing_file_problem
+from paramdiff.pin import Pin
+from paramdiff.project import Project
+from paramdiff.vehicle import PULL_TIMEOUT
 
 if TYPE_CHECKING:
     # Imported where the options are built: `diff`, `show` and `--help` build no project
     # (measured: ~5 ms of `diff A B`'s ~110, where the target is 1.1x mavparmdiff's ~100).
-    from ..pin import Pin
-    from ..project import Project
+    from paramdiff.pin import Pin
+    from paramdiff.project import Project
 
 F = TypeVar("F", bound=Callable[..., Any])
 

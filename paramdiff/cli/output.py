@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..render.safe_text import visible
-from ..render.sinks import Output, Outputs, emit
+from paramdiff.render.safe_text import visible
+from paramdiff.render.sinks import Output, Outputs, emit
 
 if TYPE_CHECKING:  # pymavlink's import costs ~140 ms: only pull and verify pay it
-    from ..vehicle.pull import Progress
+    from paramdiff.vehicle.mavlink_pull import Progress
 
 ECHO_BATCH = 1 << 16  # characters per write: click.echo flushes on every call
 

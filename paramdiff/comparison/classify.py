@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..model.categories import Category, GlobSet, ScriptParams
-from ..model.metadata import Metadata
+from paramdiff.model.categories import Category, GlobSet, ScriptParams
+from paramdiff.model.metadata import Metadata
 
 UNKNOWN = "unknown"
 OTHER = "other"

@@ -17,10 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..config.yamlfile import load_shipped
-from ..errors import InputError
-from ..model.metadata import LabelTables, ParamMeta
-from ..model.source import Source
+from paramdiff.config.yamlfile import load_shipped
+from paramdiff.errors import InputError
+from paramdiff.model.metadata import LabelTables, ParamMeta
+from paramdiff.model.source import Source
 
 DATA_FILE = "paramdiff/data/renames.yaml"
 RULES = ("arming_checks_to_skips",)

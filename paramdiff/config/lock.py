@@ -7,13 +7,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..digests import sha256_of
-from ..errors import ConfigError, quote
-from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
-from ..model.locked import LockedFile
-from .roles import LOCAL_REPO, SourceSpec
-from .validators import check_keys, check_ref, check_relpath, check_repo, mapping, sequence, text
-from .yamlfile import KeyPath, YamlDoc, dump_yaml, load_yaml
+from paramdiff.config.roles import LOCAL_REPO, SourceSpec
+from paramdiff.config.validators import (
+    check_keys,
+    check_ref,
+    check_relpath,
+    check_repo,
+    mapping,
+    sequence,
+    text,
+)
+from paramdiff.config.yamlfile import KeyPath, YamlDoc, dump_yaml, load_yaml
+from paramdiff.digests import sha256_of
+from paramdiff.errors import ConfigError, quote
+from paramdiff.files import TEXT_LIMIT, project_path, read_regular, write_atomic
+from paramdiff.model.locked import LockedFile
 
 LOCK_FILE = "sources.lock"
 LOCK_VERSION = 1

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import filelock
 
-from ..errors import FetchError, ParamdiffError
-from ..files import describe_kind
-from .lock import LOCK_FILE, Lock, LockEntry, read_lock, write_lock
+from paramdiff.config.lock import LOCK_FILE, Lock, LockEntry, read_lock, write_lock
+from paramdiff.errors import FetchError, ParamdiffError
+from paramdiff.files import describe_kind
 
 LOCK_GUARD = ".sources.lock.lock"
 WAIT_SECONDS = 120.0  # another fetch may be downloading; give up (with a message) after this

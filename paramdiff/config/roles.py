@@ -8,9 +8,9 @@ import re
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
-from ..errors import quote
-from .validators import check_keys, check_ref, check_relpath, check_repo, flag, text
-from .yamlfile import KeyPath, YamlDoc
+from paramdiff.config.validators import check_keys, check_ref, check_relpath, check_repo, flag, text
+from paramdiff.config.yamlfile import KeyPath, YamlDoc
+from paramdiff.errors import quote
 
 PARAM_FORMATS = ("auto", "params", "mp", "qgc", "blueos")
 FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")

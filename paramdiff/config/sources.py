@@ -11,18 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from ..digests import sha256_of
-from ..errors import ConfigError, UsageError, quote
-from ..files import TEXT_LIMIT, project_path, read_regular
-from ..model.categories import Category, ScriptParams
-from ..parse.launch import parse_launch
-from .roles import (
-    PROJECT_INPUTS,
-    ROLE_RE,
-    SourceSpec,
-    parse_source,
-)
-from .validators import (
+from paramdiff.config.roles import PROJECT_INPUTS, ROLE_RE, SourceSpec, parse_source
+from paramdiff.config.validators import (
     check_keys,
     check_relpath,
     flag,
@@ -32,7 +22,12 @@ from .validators import (
     text,
     version,
 )
-from .yamlfile import KeyPath, YamlDoc, key_name, load_yaml
+from paramdiff.config.yamlfile import KeyPath, YamlDoc, key_name, load_yaml
+from paramdiff.digests import sha256_of
+from paramdiff.errors import ConfigError, UsageError, quote
+from paramdiff.files import TEXT_LIMIT, project_path, read_regular
+from paramdiff.model.categories import Category, ScriptParams
+from paramdiff.parse.launch import parse_launch
 
 SOURCES_FILE = "sources.yaml"
 

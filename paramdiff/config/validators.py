@@ -11,8 +11,8 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..errors import quote
-from .yamlfile import KeyPath, YamlDoc, key_name
+from paramdiff.config.yamlfile import KeyPath, YamlDoc, key_name
+from paramdiff.errors import quote
 
 NAME_GLOB_RE = re.compile(r"^[A-Z0-9_*?\[\]!]+$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")

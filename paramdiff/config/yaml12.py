@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-from ..errors import quote
+from paramdiff.errors import quote
 
 STR_TAG = "tag:yaml.org,2002:str"
 INT_TAG = "tag:yaml.org,2002:int"

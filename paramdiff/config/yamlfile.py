@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError, quote
-from .yaml12 import Dumper, Refused, check_scalars, loader_class
+from paramdiff.config.yaml12 import Dumper, Refused, check_scalars, loader_class
+from paramdiff.errors import ConfigError, quote
 
 KeyPath = tuple[str | int, ...]
 # Lists and mappings nested deeper than this are refused on the event stream: paramdiff's

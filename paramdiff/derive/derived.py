@@ -1,7 +1,7 @@
 """The SITL parameter file: the pinned base set, the overlay's selection and deltas, provenance.
 
 ``build`` decides every line from values (the base source, the overlay, the classifier,
-the metadata, the frame defaults); ``render.params`` turns that into lines of text.
+the metadata, the frame defaults); ``render.derived_file`` turns that into lines of text.
 """
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from ..comparison.classify import Classifier
-from ..config.sources import derive_command
-from ..errors import ConfigError
-from ..model.metadata import Metadata
-from ..model.params import Param
-from ..model.source import Source
-from ..model.values import format_value
-from ..overlay.file import Delta, Overlay, Rule, validate_deltas
-from ..parse.params import WRITE_FORMATS
-from .layers import Layers
-from .running import repeats_baseline
+from paramdiff.comparison.classify import Classifier
+from paramdiff.comparison.running_vehicle import repeats_baseline
+from paramdiff.comparison.sitl_layers import Layers
+from paramdiff.config.sources import derive_command
+from paramdiff.errors import ConfigError
+from paramdiff.model.metadata import Metadata
+from paramdiff.model.params import Param
+from paramdiff.model.source import Source
+from paramdiff.model.values import format_value
+from paramdiff.overlay.file import Delta, Overlay, Rule, validate_deltas
+from paramdiff.parse.param_text import WRITE_FORMATS
 
 _DIGITS = re.compile(r"(\d+)")
 

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
-from ..files import TEXT_LIMIT, project_path, read_regular
-from ..model.values import check_name, float32, format_value, same_value
+from paramdiff.errors import InputError
+from paramdiff.files import TEXT_LIMIT, project_path, read_regular
+from paramdiff.model.values import check_name, float32, format_value, same_value
 
 RECORD_FORMAT = "paramdiff-verified 1"
 RECORD_DIR = "verified"

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
-from ..digests import sha256_of
-from ..errors import FetchError, InputError, ParamdiffError
-from ..files import INPUT_LIMIT, READ_FLAGS, read_regular, write_atomic
+from paramdiff.digests import sha256_of
+from paramdiff.errors import FetchError, InputError, ParamdiffError
+from paramdiff.files import INPUT_LIMIT, READ_FLAGS, read_regular, write_atomic
 
 ENV_CACHE = "PARAMDIFF_CACHE"
 

@@ -15,21 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.lock import LOCK_FILE, Lock, LockEntry, require_entry
-from ..config.roles import SourceSpec
-from ..config.sources import Profile
-from ..digests import git_blob_id, sha256_of
-from ..errors import ConfigError, FetchError, UsageError
-from ..files import INPUT_LIMIT, TEXT_LIMIT, project_path, read_regular
-from ..model.locked import LockedFile
-from . import DEFAULT_DEADLINE, ENV_DEADLINE, GIT_BASE, RAW_BASE
-from .cache import Cache
-from .verified import VerifiedFile, VerifiedIndex
+from paramdiff.config.lock import LOCK_FILE, Lock, LockEntry, require_entry
+from paramdiff.config.roles import SourceSpec
+from paramdiff.config.sources import Profile
+from paramdiff.digests import git_blob_id, sha256_of
+from paramdiff.errors import ConfigError, FetchError, UsageError
+from paramdiff.fetch import DEFAULT_DEADLINE, ENV_DEADLINE, GIT_BASE, RAW_BASE
+from paramdiff.fetch.cache import Cache
+from paramdiff.fetch.verified import VerifiedFile, VerifiedIndex
+from paramdiff.files import INPUT_LIMIT, TEXT_LIMIT, project_path, read_regular
+from paramdiff.model.locked import LockedFile
 
 if TYPE_CHECKING:
-    from .http import HttpClient
-    from .transports import Fetched, GitTransport, MirrorTransport, Transport
-    from .watchdog import CommandDeadline
+    from paramdiff.fetch.http import HttpClient
+    from paramdiff.fetch.transports import Fetched, GitTransport, MirrorTransport, Transport
+    from paramdiff.fetch.watchdog import CommandDeadline
 
 ENV_MIRROR = "PARAMDIFF_MIRROR"
 ENV_GIT_BASE = "PARAMDIFF_GIT_BASE"
@@ -105,14 +105,14 @@ class TransportChoice:
         """The deadline the command's downloads and git commands share; it starts with the
         first transport made (the first ref resolved or file fetched)."""
         if self._clock is None:
-            from .watchdog import CommandDeadline
+            from paramdiff.fetch.watchdog import CommandDeadline
 
             self._clock = CommandDeadline(self.deadline)
         return self._clock
 
     def _http(self, fix: str | None = None) -> HttpClient:
         if self._client is None:
-            from .http import UNREACHABLE, HttpClient, HttpSettings
+            from paramdiff.fetch.http import UNREACHABLE, HttpClient, HttpSettings
 
             settings = HttpSettings(deadline=self.deadline)
             clock = self._command_deadline()
@@ -138,17 +138,17 @@ class TransportChoice:
                         f"role '{spec.role}' asks for the mirror transport but no mirror is set",
                         f"pass --mirror DIR|URL or set {ENV_MIRROR}",
                     )
-                from .transports import MirrorTransport
+                from paramdiff.fetch.transports import MirrorTransport
 
                 self._made[name] = MirrorTransport(self.mirror, self._http(MIRROR_UNREACHABLE))
             elif name == "git":
-                from .transports import GitTransport
+                from paramdiff.fetch.transports import GitTransport
 
                 self._made[name] = GitTransport(
                     self.cache_dir, self.git_base, self._command_deadline()
                 )
             else:
-                from .transports import HttpsTransport
+                from paramdiff.fetch.transports import HttpsTransport
 
                 self._made[name] = HttpsTransport(
                     raw_base=self.raw_base or RAW_BASE, git_base=self.git_base, client=self._http()
@@ -158,7 +158,7 @@ class TransportChoice:
     def history_source(self, spec: SourceSpec) -> MirrorTransport | GitTransport:
         """Where a file's upstream history is read: the mirror's MANIFEST when there is a
         mirror, else ``git log`` over a cached clone (raw-file hosts have no history)."""
-        from .transports import GitTransport, MirrorTransport
+        from paramdiff.fetch.transports import GitTransport, MirrorTransport
 
         source = self.for_source(spec)
         if isinstance(source, MirrorTransport):

@@ -27,10 +27,10 @@ from urllib.parse import urljoin, urlparse
 
 import requests
 
-from ..errors import FetchError
-from . import DEFAULT_DEADLINE, ENV_DEADLINE
-from .retry import DeadlineRetry, asks_past, reason, unreachable
-from .watchdog import CommandDeadline, Watchdog, watched_adapter
+from paramdiff.errors import FetchError
+from paramdiff.fetch import DEFAULT_DEADLINE, ENV_DEADLINE
+from paramdiff.fetch.retry import DeadlineRetry, asks_past, reason, unreachable
+from paramdiff.fetch.watchdog import CommandDeadline, Watchdog, watched_adapter
 
 if TYPE_CHECKING:
     from requests import Response, Session

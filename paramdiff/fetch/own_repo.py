@@ -9,13 +9,13 @@ from pathlib import Path
 
 import git
 
-from ..errors import UsageError
-from .transports import Fetched
+from paramdiff.errors import UsageError
+from paramdiff.fetch.transports import Fetched
 
 
 @dataclass
 class OwnRepository:
-    """``commits_touching`` and ``get`` as stages.history.value_history reads them; the
+    """``commits_touching`` and ``get`` as jobs.value_history.value_history reads them; the
     repository is opened once (value_history reads a blob per commit)."""
 
     root: Path

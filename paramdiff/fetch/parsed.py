@@ -25,9 +25,10 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..digests import sha256_of
-from ..errors import InputError
-from ..model.metadata import (
+from paramdiff.digests import sha256_of
+from paramdiff.errors import InputError
+from paramdiff.fetch.cache import Cache
+from paramdiff.model.metadata import (
     LabelTables,
     Limits,
     Metadata,
@@ -37,7 +38,6 @@ from ..model.metadata import (
     parse_pdef,
     summarize,
 )
-from .cache import Cache
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 METADATA_KIND = "pdef"

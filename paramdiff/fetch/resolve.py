@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..config.lock import Lock, LockEntry, read_lock
-from ..config.lockwrite import commit_entries
-from ..config.roles import SourceSpec
-from ..config.sources import Config, Profile
-from ..errors import FetchError
-from .cache import Cache
-from .engine import (
+from paramdiff.config.lock import Lock, LockEntry, read_lock
+from paramdiff.config.lockwrite import commit_entries
+from paramdiff.config.roles import SourceSpec
+from paramdiff.config.sources import Config, Profile
+from paramdiff.errors import FetchError
+from paramdiff.fetch.cache import Cache
+from paramdiff.fetch.engine import (
     FetchedRole,
     IncludeFinder,
     TransportChoice,

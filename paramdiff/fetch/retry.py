@@ -26,7 +26,7 @@ from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
 if TYPE_CHECKING:
-    from .watchdog import CommandDeadline
+    from paramdiff.fetch.watchdog import CommandDeadline
 
 # (seconds it will wait, the attempt that follows, why the last one failed)
 OnWait = Callable[[float, int, str], None]

@@ -18,11 +18,11 @@ from urllib.parse import quote, urlparse
 
 import git
 
-from ..errors import FetchError
-from ..files import read_regular
-from . import GIT_BASE, RAW_BASE
-from .http import MIRROR_HINT, HttpClient, SizeLimit, too_slow
-from .watchdog import CommandDeadline
+from paramdiff.errors import FetchError
+from paramdiff.fetch import GIT_BASE, RAW_BASE
+from paramdiff.fetch.http import MIRROR_HINT, HttpClient, SizeLimit, too_slow
+from paramdiff.fetch.watchdog import CommandDeadline
+from paramdiff.files import read_regular
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 LOCKED_SIZE = "the size sources.lock records"

@@ -26,9 +26,9 @@ import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import FetchError, ParamdiffError
-from ..files import READ_FLAGS, write_atomic
-from ..model.locked import LockedFile
+from paramdiff.errors import FetchError, ParamdiffError
+from paramdiff.files import READ_FLAGS, write_atomic
+from paramdiff.model.locked import LockedFile
 
 INDEX_DIR = "verified"
 MAX_RECORD_BYTES = 16 * 1024  # a record is ~400 bytes; paths are bounded well below this

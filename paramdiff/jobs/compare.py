@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..comparison.compare import EVERY_ROW, TableOptions, compare
-from ..errors import UsageError
-from ..pin import Pin
-from ..project import Project
-from ..render.comparison import selected_lines
+from paramdiff.comparison.side_by_side import EVERY_ROW, TableOptions, compare
+from paramdiff.errors import UsageError
+from paramdiff.pin import Pin
+from paramdiff.project import Project
+from paramdiff.render.comparison import selected_lines
 
 if TYPE_CHECKING:
-    from ..comparison.compare import Comparison
+    from paramdiff.comparison.side_by_side import Comparison
 
 THREE_WAY = ("hardware", "sitl", "sitl_models")
 

@@ -6,18 +6,18 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.sources import derive_command
-from ..derive.derived import minimal
-from ..derive.running import runs_anyway
-from ..errors import ConfigError, UsageError
-from ..model.metadata import firmware_of
-from ..model.source import Source
-from ..pin import FIRMWARE_DEFAULTS_ROLE, Pin
-from ..render.params import derived_qgc_types, render
-from ..render.sinks import Output, Outputs, output_for
+from paramdiff.comparison.running_vehicle import runs_anyway
+from paramdiff.config.sources import derive_command
+from paramdiff.derive.derived import minimal
+from paramdiff.errors import ConfigError, UsageError
+from paramdiff.model.metadata import firmware_of
+from paramdiff.model.source import Source
+from paramdiff.pin import FIRMWARE_DEFAULTS_ROLE, Pin
+from paramdiff.render.derived_file import derived_qgc_types, render
+from paramdiff.render.sinks import Output, Outputs, output_for
 
 if TYPE_CHECKING:
-    from ..derive.derived import Derived
+    from paramdiff.derive.derived import Derived
 
 
 def derive_file(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..comparison.compare import TableOptions, compare, select
-from ..errors import UsageError
-from ..parse.local import local_sources
-from ..render.comparison import render
-from .local import FILES_AS_THEY_ARE, Reading, Shown
-from .local_meta import categorise_local
+from paramdiff.comparison.side_by_side import TableOptions, compare, select
+from paramdiff.errors import UsageError
+from paramdiff.jobs.local import FILES_AS_THEY_ARE, Reading, Shown
+from paramdiff.jobs.local_meta import categorise_local
+from paramdiff.parse.named_files import local_sources
+from paramdiff.render.comparison import render
 
 
 def diff_files(
@@ -32,7 +32,9 @@ def diff_files(
     comp = compare(sources, classifier)
     names = select(comp, table.only_differences, table.categories, table.params)
     if defaults is not None:
-        from ..derive.running import changes_from_defaults  # (diff A B never needs the layers)
+        from paramdiff.comparison.running_vehicle import (
+            changes_from_defaults,  # (diff A B never needs the layers)
+        )
 
         names = changes_from_defaults(comp, names)
         differs = bool(names)

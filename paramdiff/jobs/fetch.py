@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..config.roles import PARAM_FORMATS
-from ..errors import InputError
-from ..fetch.cache import Cache
-from ..fetch.engine import FetchedRole
-from ..fetch.resolve import FetchResult, fetch_targets
+from paramdiff.config.roles import PARAM_FORMATS
+from paramdiff.errors import InputError
+from paramdiff.fetch.cache import Cache
+from paramdiff.fetch.engine import FetchedRole
+from paramdiff.fetch.resolve import FetchResult, fetch_targets
 
 # fetch always reaches upstream, so the transports load here, before the download pool
 # starts: its workers then do not queue on the import lock, and reach a shared mirror's
 # MANIFEST.json in the order they were submitted (the first role's error is the one shown).
-from ..fetch.transports import MirrorTransport as _loaded_before_the_pool  # noqa: F401
-from ..model.values import same_value
-from ..parse.any import parse_any
-from ..project import Project, blueos_includes
-from ..render.fit import fit_rows
-from ..render.texttable import table
+from paramdiff.fetch.transports import MirrorTransport as _loaded_before_the_pool  # noqa: F401
+from paramdiff.model.values import same_value
+from paramdiff.parse.any import parse_any
+from paramdiff.project import Project, blueos_includes
+from paramdiff.render.fit import fit_rows
+from paramdiff.render.texttable import table
 
 
 def fetch_project(

@@ -1,17 +1,17 @@
-"""A model's actuators against what SITL runs (stages.fidelity): the report's section and
-`check`'s actuator rule read the same values, once per pin."""
+"""A model's actuators against what SITL runs (simulation.actuator_fidelity): the report's section
+and `check`'s actuator rule read the same values, once per pin."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..parse.sdf_thruster import read_actuation
-from ..pin import Pin
-from ..stages.fidelity import acknowledgement_of, fidelity
+from paramdiff.parse.sdf_thruster import read_actuation
+from paramdiff.pin import Pin
+from paramdiff.simulation.actuator_fidelity import acknowledgement_of, fidelity
 
 if TYPE_CHECKING:
-    from ..parse.sdf import Channel
-    from ..stages.fidelity import Fidelity
+    from paramdiff.parse.sdf import Channel
+    from paramdiff.simulation.actuator_fidelity import Fidelity
 
 
 def model_fidelity(

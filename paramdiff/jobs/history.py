@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..config.roles import PARAM_FORMATS, SourceSpec
-from ..errors import ConfigError, UsageError
-from ..fetch.own_repo import OwnRepository
-from ..fetch.transports import MirrorTransport
-from ..pin import Pin
-from ..render.texttable import table
-from ..stages.history import value_history
+from paramdiff.config.roles import PARAM_FORMATS, SourceSpec
+from paramdiff.errors import ConfigError, UsageError
+from paramdiff.fetch.own_repo import OwnRepository
+from paramdiff.fetch.transports import MirrorTransport
+from paramdiff.jobs.value_history import value_history
+from paramdiff.pin import Pin
+from paramdiff.render.texttable import table
 
 
 def history_lines(pin: Pin, role: str, pattern: str) -> Iterator[str]:

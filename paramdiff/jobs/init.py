@@ -17,12 +17,12 @@ from typing import Any
 
 import yaml
 
-from ..config.sources import SOURCES_FILE, Config, parse_config
-from ..config.yaml12 import Dumper
-from ..config.yamlfile import load_yaml
-from ..errors import ConfigError, ParamdiffError
-from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
-from ..overlay.file import parse_overlay
+from paramdiff.config.sources import SOURCES_FILE, Config, parse_config
+from paramdiff.config.yaml12 import Dumper
+from paramdiff.config.yamlfile import load_yaml
+from paramdiff.errors import ConfigError, ParamdiffError
+from paramdiff.files import TEXT_LIMIT, project_path, read_regular, write_atomic
+from paramdiff.overlay.file import parse_overlay
 
 HEADER = """\
 # sources.yaml — which upstream files describe the vehicle, per pin; written by

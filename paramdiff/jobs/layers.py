@@ -6,16 +6,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..derive.layers import stack, unchosen
-from ..errors import ConfigError, DriftError, UsageError
-from ..launch.verify import adhoc
-from ..parse.local import local_source
-from ..pin import Pin
-from ..render.launch import launch_text
-from ..render.layers import render_layers
+from paramdiff.comparison.sitl_layers import stack, unchosen
+from paramdiff.errors import ConfigError, DriftError, UsageError
+from paramdiff.parse.named_files import local_source
+from paramdiff.pin import Pin
+from paramdiff.render.launch_text import launch_text
+from paramdiff.render.layers_table import render_layers
+from paramdiff.simulation.launch_check import adhoc
 
 if TYPE_CHECKING:
-    from ..derive.layers import Flag, Layers
+    from paramdiff.comparison.sitl_layers import Flag, Layers
 
 
 def layers_lines(

@@ -6,7 +6,8 @@ folder pins metadata for that vehicle and major.minor (a metadata role whose pat
 ``<Vehicle>-<major.minor>/apm.pdef.json``, ParameterRepository's layout) and the cache holds it,
 the file is read with that metadata (display names, value labels) and classified by that
 pin's categories. Nothing is downloaded: without the metadata in the cache, or without a
-project, the rows are "uncategorised" (comparison/compare.py UNCATEGORISED) and the table says so.
+project, the rows are "uncategorised" (comparison/side_by_side.py UNCATEGORISED) and the
+table says so.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ParamdiffError
-from ..model.metadata import firmware_of
+from paramdiff.errors import ParamdiffError
+from paramdiff.model.metadata import firmware_of
 
 if TYPE_CHECKING:
-    from ..comparison.classify import Classifier
-    from ..model.source import Source
-    from ..pin import Pin
+    from paramdiff.comparison.classify import Classifier
+    from paramdiff.model.source import Source
+    from paramdiff.pin import Pin
 
 # Words of a ``# Vehicle:`` header -> ParameterRepository's vehicle folder name.
 VEHICLE_WORDS = (
@@ -48,8 +49,8 @@ def categorise_local(
 ) -> tuple[list[Source], Classifier | None]:
     """``sources`` with the metadata their headers name, and the classifier of the first pin
     that has it; (sources, None) when there is no project here or no such metadata cached."""
-    from ..config.lock import LOCK_FILE
-    from ..config.sources import SOURCES_FILE
+    from paramdiff.config.lock import LOCK_FILE
+    from paramdiff.config.sources import SOURCES_FILE
 
     root = Path.cwd() if root is None else root
     wanted = {
@@ -62,8 +63,8 @@ def categorise_local(
         return sources, None
     # Imported here: Pin and Project bring the derive stack (~70 ms, python -X importtime),
     # which `diff A B` of two files without a project never needs.
-    from ..pin import Pin
-    from ..project import Project
+    from paramdiff.pin import Pin
+    from paramdiff.project import Project
 
     options = Project(root=root, offline=True)
     found: dict[str, tuple[Pin, str]] = {}  # "Rover-4.7" -> (pin, metadata role)

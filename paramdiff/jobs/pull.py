@@ -1,15 +1,15 @@
 """`paramdiff pull`: every parameter of a vehicle or a running SITL, as a file, and where it
-may go (the pull itself is ``vehicle.pull``)."""
+may go (the pull itself is ``vehicle.mavlink_pull``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..outputs import ProjectFiles
-from ..project import Project
-from ..render.sinks import Outputs, output_for
-from ..vehicle.dump import dump_lines
-from ..vehicle.pull import Progress, PullLimits, pull
+from paramdiff.outputs import ProjectFiles
+from paramdiff.project import Project
+from paramdiff.render.sinks import Outputs, output_for
+from paramdiff.vehicle.dump import dump_lines
+from paramdiff.vehicle.mavlink_pull import Progress, PullLimits, pull
 
 
 def pull_file(

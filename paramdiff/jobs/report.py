@@ -6,22 +6,22 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.sources import svg_path
-from ..derive.record import load_record
-from ..digests import sha256_of
-from ..errors import UsageError
-from ..parse.local import read_local
-from ..parse.sdf_paths import local_resolver
-from ..pin import Pin
-from ..render.report import render_report
-from ..render.report_inputs import ReportInputs
-from ..render.report_model import render_picture, svg_output
-from ..render.sinks import Output, Outputs, join_lines, output_for
-from .compare import THREE_WAY
-from .fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
+from paramdiff.config.sources import svg_path
+from paramdiff.derive.record import load_record
+from paramdiff.digests import sha256_of
+from paramdiff.errors import UsageError
+from paramdiff.jobs.compare import THREE_WAY
+from paramdiff.jobs.fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
+from paramdiff.parse.named_files import read_local
+from paramdiff.parse.sdf_paths import local_resolver
+from paramdiff.pin import Pin
+from paramdiff.render.report_inputs import ReportInputs
+from paramdiff.render.report_markdown import render_report
+from paramdiff.render.report_model import render_picture, svg_output
+from paramdiff.render.sinks import Output, Outputs, join_lines, output_for
 
 if TYPE_CHECKING:
-    from ..render.report_inputs import ReportInputs
+    from paramdiff.render.report_inputs import ReportInputs
 
 
 def report_files(pin: Pin, output: Path | None = None, model_file: Path | None = None) -> Outputs:

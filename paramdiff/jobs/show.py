@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..comparison.compare import TableOptions, compare
-from ..model.mavtypes import qgc_types
-from ..parse.local import local_source
-from ..parse.params import write_rows
-from ..render.comparison import selected_lines
-from .local import FILES_AS_THEY_ARE, Reading, Shown
-from .local_meta import categorise_local
+from paramdiff.comparison.side_by_side import TableOptions, compare
+from paramdiff.jobs.local import FILES_AS_THEY_ARE, Reading, Shown
+from paramdiff.jobs.local_meta import categorise_local
+from paramdiff.model.mavtypes import qgc_types
+from paramdiff.parse.named_files import local_source
+from paramdiff.parse.param_text import write_rows
+from paramdiff.render.comparison import selected_lines
 
 
 def show_file(

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import DriftError, UsageError
-from ..parse.local import local_source
-from ..pin import Pin
-from ..stages.validate import ERROR, validate
+from paramdiff.errors import DriftError, UsageError
+from paramdiff.jobs.param_validation import ERROR, validate
+from paramdiff.parse.named_files import local_source
+from paramdiff.pin import Pin
 
 
 def validate_file(pin: Pin, file: Path, lenient: bool, strict: bool) -> Iterator[str]:

@@ -1,5 +1,5 @@
 """`paramdiff verify`: pull a running vehicle's parameters and compare them with what its
-launch should run, layer by layer (the job; the comparison is ``derive.running``); with
+launch should run, layer by layer (the job; the comparison is ``comparison.running_vehicle``); with
 ``record``, keep what was read back of the derived file (``derive.record``)."""
 
 from __future__ import annotations
@@ -7,19 +7,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..derive.layers import Layers
-from ..derive.record import Firmware, Record, firmware_name, make_record, record_path, record_text
-from ..derive.running import Verification, verify_running
-from ..digests import sha256_of
-from ..errors import DriftError, UsageError
-from ..files import project_path, write_atomic
-from ..launch.verify import launch_layers
-from ..pin import Pin
-from ..render.fit import fit_rows
-from ..render.sinks import check_file, join_lines
-from ..render.texttable import table
-from ..vehicle.pull import Progress, Pulled, PullLimits, pull
-from .layers import layers
+from paramdiff.comparison.running_vehicle import Verification, verify_running
+from paramdiff.comparison.sitl_layers import Layers
+from paramdiff.derive.record import (
+    Firmware,
+    Record,
+    firmware_name,
+    make_record,
+    record_path,
+    record_text,
+)
+from paramdiff.digests import sha256_of
+from paramdiff.errors import DriftError, UsageError
+from paramdiff.files import project_path, write_atomic
+from paramdiff.jobs.layers import layers
+from paramdiff.pin import Pin
+from paramdiff.render.fit import fit_rows
+from paramdiff.render.sinks import check_file, join_lines
+from paramdiff.render.texttable import table
+from paramdiff.simulation.launch_check import launch_layers
+from paramdiff.vehicle.mavlink_pull import Progress, Pulled, PullLimits, pull
 
 HEADERS = ["parameter", "runs", "expected", "set by", "likely cause"]
 

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 
-from ..errors import InputError
-from .params import Param
+from paramdiff.errors import InputError
+from paramdiff.model.params import Param
 
 TYPES_FILE = "param_types.tsv"
 WARN_NAMES = 10  # names a warning lists before "+N more" (it stays one readable line)

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from ..errors import InputError
-from .values import format_value
+from paramdiff.errors import InputError
+from paramdiff.model.values import format_value
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..errors import InputError
+from paramdiff.errors import InputError
 
 
 class Origin(NamedTuple):

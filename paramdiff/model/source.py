@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .locked import LockedFile
-from .metadata import Metadata, firmware_of
-from .params import ParamFile
+from paramdiff.model.locked import LockedFile
+from paramdiff.model.metadata import Metadata, firmware_of
+from paramdiff.model.params import ParamFile
 
 
 class Source(NamedTuple):

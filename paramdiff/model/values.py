@@ -7,7 +7,7 @@ import math
 import re
 import struct
 
-from ..errors import quote
+from paramdiff.errors import quote
 
 NAME_RE = re.compile(r"[A-Z][A-Z_0-9]*\Z")
 NAME_MAX = 16

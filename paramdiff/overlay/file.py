@@ -14,15 +14,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..config.validators import check_keys, globs, mapping, sequence, text, version
-from ..config.yamlfile import YamlDoc, load_yaml
-from ..digests import sha256_of
-from ..errors import ConfigError, StaleOverlayError
-from ..files import TEXT_LIMIT, project_path, read_regular
-from ..model.categories import GlobSet
-from ..model.metadata import Metadata
-from ..model.params import Param
-from ..model.values import check_name, format_value, parse_number, same_value
+from paramdiff.config.validators import check_keys, globs, mapping, sequence, text, version
+from paramdiff.config.yamlfile import YamlDoc, load_yaml
+from paramdiff.digests import sha256_of
+from paramdiff.errors import ConfigError, StaleOverlayError
+from paramdiff.files import TEXT_LIMIT, project_path, read_regular
+from paramdiff.model.categories import GlobSet
+from paramdiff.model.metadata import Metadata
+from paramdiff.model.params import Param
+from paramdiff.model.values import check_name, format_value, parse_number, same_value
 
 
 class Delta(NamedTuple):

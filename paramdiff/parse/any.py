@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..errors import InputError
-from ..model.params import ParamFile
-from .params import IncludeReader, parse_params
-from .sdf import parse_sdf
-from .text import decode, detect_format
+from paramdiff.errors import InputError
+from paramdiff.model.params import ParamFile
+from paramdiff.parse.param_text import IncludeReader, parse_params
+from paramdiff.parse.sdf import parse_sdf
+from paramdiff.parse.text import decode, detect_format
 
 
 def parse_names(data: bytes, file: str) -> list[str]:

@@ -24,9 +24,9 @@ import posixpath
 import shlex
 from typing import Any, NamedTuple
 
-from ..errors import UsageError
-from . import vehicleinfo
-from .vehicleinfo import FrameInfo
+from paramdiff.errors import UsageError
+from paramdiff.parse import vehicleinfo
+from paramdiff.parse.vehicleinfo import FrameInfo
 
 # Tools/autotest/sim_vehicle.py (commit in vehicleinfo.json): every option, value or flag.
 SIM_VEHICLE_VALUES = {

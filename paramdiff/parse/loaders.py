@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..model.values import NAME_MAX, NAME_RE, float32
+from paramdiff.model.values import NAME_MAX, NAME_RE, float32
 
 
 class LoadedValue(NamedTuple):

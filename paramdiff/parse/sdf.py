@@ -26,10 +26,10 @@ from typing import Any, NamedTuple
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
-from ..errors import InputError, quote
-from ..model.params import Diagnostic, Fact, Param, ParamFile
-from ..model.values import format_value, parse_number
-from .text import TextWords, check_text
+from paramdiff.errors import InputError, quote
+from paramdiff.model.params import Diagnostic, Fact, Param, ParamFile
+from paramdiff.model.values import format_value, parse_number
+from paramdiff.parse.text import TextWords, check_text
 
 DEFAULTS = {"servo_min": 1000.0, "servo_max": 2000.0, "offset": 0.0, "multiplier": 1.0}
 DEFAULT_TYPE = "VELOCITY"

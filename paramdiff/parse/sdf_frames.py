@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError, quote
-from ..model.values import NUMBER_RE
-from .sdf import _line, _local, _parse_xml, plugins
+from paramdiff.errors import InputError, quote
+from paramdiff.model.values import NUMBER_RE
+from paramdiff.parse.sdf import _line, _local, _parse_xml, plugins
 
 Vec = tuple[float, float, float]
 Mat = tuple[Vec, Vec, Vec]

@@ -26,15 +26,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..errors import InputError, quote
-from .sdf import _line, _local, _parse_xml
-from .sdf_frames import Pose, Vec, parse_numbers, parse_pose
-from .sdf_paths import (
-    Resolver,
-    _child,
-    _model_name,
-)
-from .sdf_scope import MODEL_FRAME, Node, inverse, solve
+from paramdiff.errors import InputError, quote
+from paramdiff.parse.sdf import _line, _local, _parse_xml
+from paramdiff.parse.sdf_frames import Pose, Vec, parse_numbers, parse_pose
+from paramdiff.parse.sdf_paths import Resolver, _child, _model_name
+from paramdiff.parse.sdf_scope import MODEL_FRAME, Node, inverse, solve
 
 
 class Link(NamedTuple):

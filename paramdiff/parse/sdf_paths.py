@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, quote
-from .local import read_local
-from .sdf import _line, _local, _parse_xml
+from paramdiff.errors import InputError, quote
+from paramdiff.parse.named_files import read_local
+from paramdiff.parse.sdf import _line, _local, _parse_xml
 
 MODEL_URI = "model://"
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ..errors import InputError
-from .sdf import _line
-from .sdf_frames import Mat, Pose
+from paramdiff.errors import InputError
+from paramdiff.parse.sdf import _line
+from paramdiff.parse.sdf_frames import Mat, Pose
 
 MODEL_FRAME = "__model__"
 

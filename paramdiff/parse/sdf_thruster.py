@@ -23,9 +23,9 @@ from __future__ import annotations
 import functools
 from typing import Any, NamedTuple
 
-from ..errors import InputError
-from ..model.values import parse_number
-from .sdf import _child_text, _line, _local, _parse_xml
+from paramdiff.errors import InputError
+from paramdiff.model.values import parse_number
+from paramdiff.parse.sdf import _child_text, _line, _local, _parse_xml
 
 CMD_MAX_DEFAULT = 1000.0  # ThrusterPrivateData::cmdMax
 CMD_MIN_DEFAULT = -1000.0  # ThrusterPrivateData::cmdMin

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InputError
+from paramdiff.errors import InputError
 
 # A BlueOS ``NAME: VALUE`` line (params.py reads them; detect_format recognises them)
 BLUEOS_RE = re.compile(r"^([^:\s]+)\s*:\s*([^,\s]+)\s*,?\s*$")

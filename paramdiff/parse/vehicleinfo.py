@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import UsageError
+from paramdiff.errors import UsageError
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "launch" / "vehicleinfo.json"
 

@@ -1,4 +1,4 @@
-"""What the stages found, as lines.
+"""What the pipeline found, as lines.
 
 Tables, the derived parameter file, the report, and the sinks that write or check them.
 """

@@ -9,12 +9,12 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..comparison.compare import ABSENT, NR, Comparison, TableOptions, select
-from ..comparison.renames import Rename
-from ..model.params import READ_ONLY_MARK
-from ..model.values import format_value
-from .fit import GAP, WIDTH, fit_rows
-from .texttable import TEXT_CELL_MAX, table
+from paramdiff.comparison.renames import Rename
+from paramdiff.comparison.side_by_side import ABSENT, NR, Comparison, TableOptions, select
+from paramdiff.model.params import READ_ONLY_MARK
+from paramdiff.model.values import format_value
+from paramdiff.render.fit import GAP, WIDTH, fit_rows
+from paramdiff.render.texttable import TEXT_CELL_MAX, table
 
 
 def _rows(comp: Comparison, names: list[str]) -> list[list[str]]:

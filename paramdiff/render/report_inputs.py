@@ -8,19 +8,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..comparison.compare import Comparison, Status
-from ..config.sources import Profile
-from ..derive.derived import Derived
-from ..derive.layers import SitlRun
-from ..derive.record import Record
-from ..model.metadata import Metadata
-from ..parse.sdf import Channel
-from ..stages.actuators import Geometry
-from ..stages.channels import Finding
-from ..stages.fidelity import Fidelity
+from paramdiff.comparison.side_by_side import Comparison, Status
+from paramdiff.comparison.sitl_layers import SitlRun
+from paramdiff.config.sources import Profile
+from paramdiff.derive.derived import Derived
+from paramdiff.derive.record import Record
+from paramdiff.model.metadata import Metadata
+from paramdiff.parse.sdf import Channel
+from paramdiff.simulation.actuator_fidelity import Fidelity
+from paramdiff.simulation.actuators import Geometry
+from paramdiff.simulation.channels import Finding
 
 if TYPE_CHECKING:
-    from ..launch.verify import LaunchResult
+    from paramdiff.simulation.launch_check import LaunchResult
 
 
 @dataclass(eq=False)  # no slots: derived_params is a cached_property

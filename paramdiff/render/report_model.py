@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..config.sources import svg_path
-from ..errors import UsageError
-from ..files import project_path
-from ..model.values import format_value
-from ..outputs import checked_output
-from ..parse.sdf import Channel
-from ..stages.actuators import Geometry
-from .report_inputs import ReportInputs
-from .sinks import Output
-from .svg import render_svg
-from .texttable import markdown_table
+from paramdiff.config.sources import svg_path
+from paramdiff.errors import UsageError
+from paramdiff.files import project_path
+from paramdiff.model.values import format_value
+from paramdiff.outputs import checked_output
+from paramdiff.parse.sdf import Channel
+from paramdiff.render.report_inputs import ReportInputs
+from paramdiff.render.sinks import Output
+from paramdiff.render.svg import render_svg
+from paramdiff.render.texttable import markdown_table
+from paramdiff.simulation.actuators import Geometry
 
 CHANNEL_HEADERS = [
     "channel",

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import DriftError, InputError, ParamdiffError, UsageError
-from ..files import TEXT_LIMIT, project_path, read_regular, write_atomic
-from ..outputs import ProjectFiles, checked_output
-from .safe_text import visible
+from paramdiff.errors import DriftError, InputError, ParamdiffError, UsageError
+from paramdiff.files import TEXT_LIMIT, project_path, read_regular, write_atomic
+from paramdiff.outputs import ProjectFiles, checked_output
+from paramdiff.render.safe_text import visible
 
 
 def join_lines(lines: Iterable[str]) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from ..stages.actuators import CCW, CW, Geometry, View
-from .safe_text import visible
+from paramdiff.render.safe_text import visible
+from paramdiff.simulation.actuators import CCW, CW, Geometry, View
 
 
 def escape(text: str) -> str:

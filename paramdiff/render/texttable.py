@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from itertools import compress, count
 from operator import itemgetter
 
-from .safe_text import has_unsafe, visible
+from paramdiff.render.safe_text import has_unsafe, visible
 
 
 def _column_widths(rows: Sequence[Sequence[str]]) -> list[int]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
 
-from ..model.params import Param
-from ..model.values import format_value
-from ..parse.params import write_rows
-from .pull import Pulled
+from paramdiff.model.params import Param
+from paramdiff.model.values import format_value
+from paramdiff.parse.param_text import write_rows
+from paramdiff.vehicle.mavlink_pull import Pulled
 
 
 def _paramdiff_version() -> str:
