@@ -63,7 +63,7 @@ def test_a_launch_file_outside_the_project_is_refused(
 
 def test_a_launch_file_outside_the_project_from_the_command_line(tmp_path: Path) -> None:
     secret = outside_file(tmp_path, SECRET + "\n")
-    root, loc = project(
+    _, loc = project(
         tmp_path, "ardurover -w --model rover-skid --defaults derived/boat_sitl.params"
     )
     for command in ("fetch", "derive"):
