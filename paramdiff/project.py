@@ -30,12 +30,20 @@ if TYPE_CHECKING:
 
 def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
-    model://NAME``) pull in others at the same commit."""
-    if spec.format == "sdf":
+    model://NAME``) pull in others at the same commit. ``format: auto`` finds them as its
+    reader will: the main file by what it looks like (parse.text.detect_format), a file it
+    includes as BlueOS's, which is how parse.params reads every included file."""
+    fmt = spec.format
+    if fmt == "auto":
+        from .parse.text import detect_format
+
+        detected = detect_format(data, path)
+        fmt = detected if path == spec.path or detected == "sdf" else "blueos"
+    if fmt == "sdf":
         from .parse.sdf_paths import repo_include_paths
 
         return repo_include_paths(path, data)
-    if spec.format != "blueos":
+    if fmt != "blueos":
         return []
     from .parse.params import include_paths
 

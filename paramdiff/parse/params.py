@@ -31,8 +31,13 @@ PARAMS_LINE_RE = re.compile(
 )
 FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
 INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
-# Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params).
+# Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params)
+# and MAVProxy's NAME VALUE (ArduRover/4.7/Navigator/BlueBoat120.params, which
+# Navigator64/BlueBoat120.params includes): the parameter repository's consolidate.py, which
+# turns the include sets into the params_v1.json BlueOS loads, reads a line as NAME, then
+# ':', ',' or whitespace, then VALUE (its pattern3), whichever file holds it.
 BLUEOS_MP_RE = re.compile(r"^([^:,\s]+)\s*,\s*([^,\s]+)\s*$")
+BLUEOS_WS_RE = re.compile(r"^([^:,\s]+)\s+([^:,\s]+)$")
 QGC_TYPES = {1: "UINT8", 2: "INT8", 3: "UINT16", 4: "INT16", 5: "UINT32", 6: "INT32", 9: "REAL32"}
 PARAM_TEXT_FORMATS = ("params", "mp", "qgc", "blueos")
 
@@ -156,6 +161,16 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
                 "a '#' touches a token here, and ArduPilot, which reads no comment after the "
                 "name, would read the read-only flag differently",
                 "put a space before the #",
+            )
+            continue
+        if INCLUDE_RE.match(stripped):
+            col.problem(
+                file,
+                n,
+                "'%include' is BlueOS's include format, which this reader (format "
+                f"'{col.out.format}') does not follow",
+                "read the file as BlueOS's: format: blueos in sources.yaml (or --format "
+                "blueos), or format: auto",
             )
             continue
         fast = PARAMS_LINE_RE.fullmatch(stripped)
@@ -307,12 +322,12 @@ def _parse_blueos(
             )
             continue
         body, comment = _split_comment(stripped, "//")
-        m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body)
+        m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body) or BLUEOS_WS_RE.match(body)
         if not m:
             col.problem(
                 file,
                 n,
-                f"'{quote(body)}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
+                f"'{quote(body)}' is not a parameter line (NAME: VALUE, NAME,VALUE or NAME VALUE)",
                 "write NAME: VALUE, or comment the line out with //",
             )
             continue
