@@ -43,7 +43,8 @@ def include_project(tmp_path: Path, role: str) -> tuple[Path, list[str]]:
 
 
 def role(fmt: str) -> str:
-    return f"        hardware: {{repo: acme/params, ref: master, path: boats/top.params, format: {fmt}}}\n"
+    spec = f"repo: acme/params, ref: master, path: boats/top.params, format: {fmt}"
+    return f"        hardware: {{{spec}}}\n"
 
 
 @pytest.mark.parametrize("fmt", ["auto", "blueos"])
@@ -92,7 +93,12 @@ def field_project(tmp_path: Path) -> tuple[Path, list[str]]:
     return root, location_args(root, tmp_path / "cache", tmp_path / "mirror")
 
 
-def test_a_file_role_with_a_local_include_is_pinned_with_it(tmp_path: Path) -> None:
+def test_a_file_role_with_a_local_include_is_pinned_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # paramdiff/memo.py keys a kept result on the file: dump, not on what it includes (the
+    # memo is being removed); compute everything, so the edit below is what is tested.
+    monkeypatch.setenv("PARAMDIFF_MEMO", "0")
     root, loc = field_project(tmp_path)
     for command in ("fetch", "derive", "report", "check"):
         result = run_cli([command, *loc])
