@@ -10,7 +10,7 @@ from ..jobs.pull import pull_file
 from ..parse.params import WRITE_FORMATS
 from ..vehicle.pull import PullLimits
 from . import options as opt
-from .output import terminal_progress, write_outputs
+from .output import pull_progress, write_outputs
 
 
 @click.command("pull")
@@ -30,13 +30,26 @@ from .output import terminal_progress, write_outputs
     "params (MAVProxy, sim_vehicle.py), mp (Mission Planner) or qgc (with each type).",
 )
 @opt.pull_timeout
-def pull_command(connection: str, output: Path, fmt: str, timeout: float) -> None:
+@click.option(
+    "--allow-incomplete",
+    is_flag=True,
+    help="Write the dump although some parameters cannot be (NaN or infinite values, a name "
+    "sent twice with different values): the header counts them, and a warning says so.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr while pulling.")
+def pull_command(
+    connection: str, output: Path, fmt: str, timeout: float, allow_incomplete: bool, quiet: bool
+) -> None:
     """Every parameter of a vehicle or running SITL, as a file (MAVLink, pymavlink).
 
     CONNECTION as MAVProxy takes it: tcp:127.0.0.1:5760, udpin:0.0.0.0:14550,
     /dev/ttyACM0,115200. Missing parameters are asked for again one by one; each bound
     (10 s for a HEARTBEAT, 5 requests an index, --timeout for the whole pull) ends in one
-    Error line.
+    Error line. A dump that would be incomplete is an Error too, unless
+    --allow-incomplete. Progress goes to stderr (-q: none).
     """
     limits = PullLimits(timeout=timeout)
-    write_outputs(pull_file(connection, output, fmt, limits, terminal_progress()))
+    progress = None if quiet else pull_progress()
+    write_outputs(
+        pull_file(connection, output, fmt, limits, progress, allow_incomplete=allow_incomplete)
+    )
