@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..config.sources import svg_path
 from ..derive.record import load_record
 from ..digests import sha256_of
-from ..errors import UsageError
+from ..errors import ConfigError, UsageError
 from ..parse.local import read_local
 from ..parse.sdf_paths import local_resolver
 from ..pin import Pin
@@ -54,6 +54,15 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
     pinned sitl_models' (no acknowledgement applies: those are of the pinned bytes)."""
     from ..render.report_inputs import ReportInputs
 
+    missing = [role for role in THREE_WAY if role not in pin.specs]
+    if missing:  # the report is the three-way comparison: hardware, sitl and sitl_models
+        raise ConfigError(
+            f"profile '{pin.profile.name}' pin {pin.pin} has no {' or '.join(missing)} role, "
+            f"and the report compares {', '.join(THREE_WAY)}",
+            f"add the role{'s' if len(missing) > 1 else ''} to the pin in sources.yaml and "
+            "run paramdiff fetch (derive works without it)",
+            file="sources.yaml",
+        )
     if model_file is None:
         model = pin.pinned_check("sitl_models")
         actuators = pinned_fidelity(pin, "sitl_models")
