@@ -17,6 +17,7 @@ from typing import NamedTuple
 from ..errors import InputError, quote
 from ..model.params import READ_ONLY_FLAG, Diagnostic, Origin, Param, ParamFile
 from ..model.values import check_name, format_value, parse_number, same_value
+from .loaders import LOADERS, disagreements
 from .text import BLUEOS_RE, ascii_int, decode, detect_format
 
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
@@ -406,6 +407,39 @@ def _read_include(read: IncludeReader, file: str, n: int, target: str, path: str
         ) from None
 
 
+LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _lone_cr(data: bytes, file: str, col: _Collector) -> None:
+    """A ``\r`` not followed by ``\n`` ends a line here, and in ArduPilot's defaults reader
+    (libraries/AP_Param/AP_Param.cpp read_param_defaults_file reads lines through
+    libraries/AP_Filesystem/AP_Filesystem.cpp AP_Filesystem::fgets, which stops at \r or
+    \n); a reader that ends lines at \n only (QGroundControl's QTextStream::readLine) sees
+    one long line. Warn, naming each loader of parse/loaders.py that reads other values."""
+    found = LONE_CR.search(data)
+    if found is None:
+        return
+    line = data[: found.start()].count(b"\n") + data[: found.start()].count(b"\r") + 1
+    expected = {name: (p.value, p.line) for name, p in col.out.params.items()}
+    differ = []
+    for key, loader in LOADERS.items():
+        problems = disagreements(expected, loader(data))
+        if problems:
+            differ.append(f"{key} ({len(problems)} difference{'s' if len(problems) > 1 else ''})")
+    col.warn(
+        file,
+        line,
+        "lone CR line endings (\\r without \\n): ArduPilot's defaults reader "
+        "(AP_Filesystem::fgets) ends a line at \\r, as this reader does; "
+        + (
+            f"these read the file differently: {', '.join(differ)}"
+            if differ
+            else "every loader paramdiff knows reads the same values"
+        ),
+        "save the file with \\n line endings (mac2unix converts it)",
+    )
+
+
 def parse_params(
     data: bytes,
     file: str,
@@ -437,6 +471,8 @@ def parse_params(
         _parse_blueos(lines, file, col, _IncludeContext(read_include, include_root, lenient), ())
     else:
         _parse_name_value(lines, file, col)
+        if b"\r" in data:
+            _lone_cr(data, file, col)
     if not out.params and not out.warnings:
         raise InputError(
             "no parameters in the file",
