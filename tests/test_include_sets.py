@@ -122,3 +122,36 @@ def test_a_local_include_may_not_leave_the_project(tmp_path: Path) -> None:
     result = run_cli(["fetch", *loc])
     assert result.exit_code == 2, result.output
     assert "outside the project" in result.output and "TOKEN_SECRET" not in result.output
+
+
+def test_the_real_blueboat_navigator64_include_set_as_auto(tmp_path: Path, upstream: Path) -> None:
+    """The issue's case: blueboat 4.7's hardware as Navigator64/BlueBoat120.params (one
+    ``%include "../Navigator/BlueBoat120.params"``) with ``format: auto``: fetch pins the
+    included file, derive gives the committed parameter lines (the same values)."""
+    import shutil
+
+    from helpers import ROOT
+
+    for name in ("sources.yaml", "sources.lock", "overlays", "derived", "reports"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    loc = location_args(tmp_path, tmp_path / ".cache", upstream)
+    yaml = (tmp_path / "sources.yaml").read_text()
+    old = "ArduRover/4.7/Navigator/BlueBoat120.params\n          format: params"
+    assert old in yaml
+    new = "ArduRover/4.7/Navigator64/BlueBoat120.params\n          format: auto"
+    (tmp_path / "sources.yaml").write_text(yaml.replace(old, new, 1))
+    pin = ["--profile", "blueboat", "--pin", "4.7"]
+    assert run_cli(["fetch", *pin, *loc]).exit_code == 0
+    entry = parse_lock((tmp_path / "sources.lock").read_bytes()).get("blueboat", "4.7", "hardware")
+    assert entry is not None
+    assert [i.path for i in entry.includes] == [
+        "params/ardupilot/ArduRover/4.7/Navigator/BlueBoat120.params"
+    ]
+    result = run_cli(["derive", *pin, "-o", str(tmp_path / "d.params"), *loc])
+    assert result.exit_code == 0, result.output
+    body = [ln for ln in (tmp_path / "d.params").read_text().splitlines() if ln[:1].isalpha()]
+    committed = (ROOT / "derived" / "blueboat_sitl.params").read_text().splitlines()
+    assert body == [ln for ln in committed if ln[:1].isalpha()]
+    three_way = run_cli(["compare", "three-way", *pin, *loc])
+    assert three_way.exit_code in (0, 1) and "Error:" not in three_way.output
