@@ -281,6 +281,12 @@ def test_fetch_refuses_a_dump_later_commands_would_refuse(field: tuple[Path, lis
     assert result.exit_code == 2, result.output
     assert f"20001 parameter names, over paramdiff's limit of {MAX_PARAMS}" in result.output
     assert not (root / "sources.lock").exists()
+    qgc = b"".join(
+        b"1\t1\t" + ln.replace(b" ", b"\t") + b"\t9\n" for ln in _names(MAX_PARAMS + 1).splitlines()
+    )
+    dump.write_bytes(qgc)  # QGC's columns: the name is the third
+    result = run_cli(["fetch", *loc])
+    assert result.exit_code == 2 and "20001 parameter names" in result.output, result.output
     dump.write_bytes(FIELD + b"#" * (TEXT_LIMIT - len(FIELD) - 1) + b"\n")
     assert run_cli(["fetch", *loc]).exit_code == 0  # 1 MiB exactly: pinned
     (root / "sources.lock").unlink()

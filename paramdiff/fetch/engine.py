@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,6 +190,19 @@ class FetchedRole:
 IncludeFinder = Callable[[SourceSpec, str, bytes], list[str]]
 
 
+_FIELDS = re.compile(r"[\s,:=]+")
+
+
+def _name_of(line: str) -> str:
+    """The parameter name a line of a parameter file sets, "" for none: ``NAME VALUE``,
+    ``NAME,VALUE``, ``NAME: VALUE`` or QGC's ``SYSID COMPID NAME VALUE TYPE`` (a count to
+    bound, not a parse: the readers say what is wrong with a line)."""
+    fields = _FIELDS.split(line.strip())
+    if not fields[0] or fields[0].startswith(("#", "//", "%")):
+        return ""
+    return fields[2] if len(fields) >= 5 and fields[0].isdigit() else fields[0]
+
+
 def _changed_locally(entry: LockEntry, now: LockEntry) -> None:
     """A ``file:`` role (or a file it includes) whose bytes are not what the lock pinned."""
     was = {f.path: f for f in entry.files()}
@@ -274,11 +288,8 @@ class _Engine:
         to refuse."""
         assert self.root is not None
         data = read_regular(project_path(self.root, path), TEXT_LIMIT, path)
-        names = {
-            line.split(None, 1)[0].split(",", 1)[0].split(":", 1)[0]
-            for line in data.decode("utf-8", "replace").splitlines()
-            if line.strip() and not line.lstrip().startswith(("#", "//", "%"))
-        }
+        names = {_name_of(line) for line in data.decode("utf-8", "replace").splitlines()}
+        names.discard("")
         if len(names) > MAX_PARAMS:
             raise ConfigError(
                 f"{spec.describe()}: {path} sets {len(names)} parameter names, over paramdiff's "
