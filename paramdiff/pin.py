@@ -372,7 +372,7 @@ class Pin:
     @once
     def launch_results(self) -> list[LaunchResult]:
         """Every declared launch verified against the derived file's values as every loader
-        reads them back (render.params.values_source; the header, whose launch line these
+        reads them back (render.derived_file.values_source; the header, whose launch line these
         results choose, changes no value, so the file need not be rendered first)."""
         if not self.profile.launches:
             return []

@@ -42,6 +42,8 @@ class Faults:
     heartbeat: bool = True
     close_after: int | None = None  # close the TCP connection after this many PARAM_VALUEs
     gimbal: bool = False  # a gimbal (component 154) streams PARAM_VALUEs of its own too
+    # a parameter sent under another one's name (its own value and index): a name twice
+    rename: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -116,7 +118,8 @@ class _Server:
     def _param(self, index: int) -> mavlink.MAVLink_message:
         name = self.names[index]
         value, kind = self.vehicle.params[name]
-        return self.mav.param_value_encode(name.encode(), value, kind, len(self.names), index)
+        sent = self.vehicle.faults.rename.get(name, name)
+        return self.mav.param_value_encode(sent.encode(), value, kind, len(self.names), index)
 
     def _burst(self, indices: list[int]) -> None:
         faults = self.vehicle.faults

@@ -257,3 +257,41 @@ def test_review_reads_the_dump_at_base(field: tuple[Path, list[str]]) -> None:
     result = run_cli(["review", "HEAD", *loc])
     assert result.exit_code in (0, 1), result.output
     assert "WP_RADIUS" in result.stdout
+
+
+def _names(count: int) -> bytes:
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    names = ("P" + "".join(letters[(i // 26**k) % 26] for k in range(4)) for i in range(count))
+    return "".join(f"{n} 1\n" for n in names).encode()
+
+
+def test_fetch_refuses_a_dump_later_commands_would_refuse(field: tuple[Path, list[str]]) -> None:
+    """The limits every reader of the dump enforces (files.TEXT_LIMIT bytes,
+    parse.param_text.MAX_PARAMS parameters) hold at fetch: nothing is pinned that they refuse."""
+    from paramdiff.files import TEXT_LIMIT
+    from paramdiff.parse.param_text import MAX_PARAMS
+
+    root, loc = field
+    dump = root / "field" / "boat7.params"
+    dump.write_bytes(_names(MAX_PARAMS))
+    assert run_cli(["fetch", *loc]).exit_code == 0  # at the limit: pinned
+    (root / "sources.lock").unlink()
+    dump.write_bytes(_names(MAX_PARAMS + 1))
+    result = run_cli(["fetch", *loc])
+    assert result.exit_code == 2, result.output
+    assert f"20001 parameter names, over paramdiff's limit of {MAX_PARAMS}" in result.output
+    assert not (root / "sources.lock").exists()
+    qgc = b"".join(
+        b"1\t1\t" + ln.replace(b" ", b"\t") + b"\t9\n" for ln in _names(MAX_PARAMS + 1).splitlines()
+    )
+    dump.write_bytes(qgc)  # QGC's columns: the name is the third
+    result = run_cli(["fetch", *loc])
+    assert result.exit_code == 2 and "20001 parameter names" in result.output, result.output
+    dump.write_bytes(FIELD + b"#" * (TEXT_LIMIT - len(FIELD) - 1) + b"\n")
+    assert run_cli(["fetch", *loc]).exit_code == 0  # 1 MiB exactly: pinned
+    (root / "sources.lock").unlink()
+    dump.write_bytes(FIELD + b"#" * (TEXT_LIMIT - len(FIELD)) + b"\n")
+    result = run_cli(["fetch", *loc])
+    assert result.exit_code == 2, result.output
+    assert f"over paramdiff's input limit of {TEXT_LIMIT} bytes" in result.output
+    assert not (root / "sources.lock").exists()

@@ -25,8 +25,19 @@ BOAT = "derived/blueboat_sitl.params"
 SUB = "derived/bluerov2_heavy_sitl.params"
 
 
-def run(upstream: Path, profile: str, launch: str) -> LaunchResult:
-    return adhoc(Pin(Project(root=ROOT, mirror=str(upstream)), profile, None), launch, [])
+def run(upstream: Path, profile: str, launch: str, root: Path = ROOT) -> LaunchResult:
+    return adhoc(Pin(Project(root=root, mirror=str(upstream)), profile, None), launch, [])
+
+
+def project_copy(dest: Path) -> Path:
+    """The project's files in ``dest``: a file of a user's own that a launch loads must be
+    in the project (simulation/launch_check.py launch_file), so a test that adds one copies it."""
+    import shutil
+
+    for name in ("sources.yaml", "sources.lock", "overlays", "derived", "reports"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
+    return dest
 
 
 def only(result: LaunchResult) -> tuple[str, str]:
@@ -169,14 +180,15 @@ def test_each_accepted_launch_of_a_profile_runs_the_same_frame_and_table(
 def test_a_plus_frame_on_the_x_model_is_one_frame_finding_whose_value_fixes_it(
     upstream: Path, tmp_path: Path
 ) -> None:
-    override = tmp_path / "frame.parm"  # a user's own file, loaded last, setting quad +
+    root = project_copy(tmp_path)
+    override = root / "frame.parm"  # a user's own file, loaded last, setting quad +
     override.write_text("FRAME_TYPE 0\n")
-    launch = f"arducopter -w --model JSON --defaults copter.parm,{X500},{override}"
-    text, fix = only(run(upstream, "holybro_x500", launch))
+    launch = f"arducopter -w --model JSON --defaults copter.parm,{X500},frame.parm"
+    text, fix = only(run(upstream, "holybro_x500", launch, root))
     assert "laid out as a quad X (FRAME_TYPE 1), but the launch runs FRAME_TYPE 0" in text
     assert fix.startswith("FRAME_TYPE 1 ") and "-f gazebo-iris" in fix
     assert "SERVO3_FUNCTION" not in text + fix  # never a per-channel rewiring
     name, value = fix.split(" ", 2)[:2]
     override.write_text(f"{name} {value}\n")
-    fixed = run(upstream, "holybro_x500", launch)
+    fixed = run(upstream, "holybro_x500", launch, root)
     assert fixed.passed, [f.text for f in fixed.findings]

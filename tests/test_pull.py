@@ -18,10 +18,12 @@ from paramdiff.vehicle.mavlink_pull import PullLimits, pull
 FAST = PullLimits(timeout=20, heartbeat_timeout=5, quiet=0.3, retries=8, version_wait=0.5)
 
 
-def _pull(vehicle: Vehicle, limits: PullLimits = FAST, udp: bool = False):
+def _pull(
+    vehicle: Vehicle, limits: PullLimits = FAST, udp: bool = False, allow_incomplete: bool = False
+):
     serve = udp_vehicle if udp else tcp_vehicle
     with serve(vehicle) as connection:
-        return pull(connection, limits)
+        return pull(connection, limits, allow_incomplete=allow_incomplete)
 
 
 def test_every_parameter_over_a_clean_link() -> None:
@@ -75,11 +77,78 @@ def test_a_closed_connection_is_one_error() -> None:
 
 def test_only_the_vehicle_pulled_from_counts() -> None:
     """A gimbal (component 154) streaming its own PARAM_VALUEs on the same system, and
-    NaN and infinity from the vehicle: left out, with a warning."""
+    NaN and infinity from the vehicle: left out (allowed), with a warning."""
     params = boat_params(20) | {"BAD_NAN": (float("nan"), 9), "BAD_INF": (float("inf"), 9)}
-    pulled = _pull(Vehicle(params, faults=Faults(gimbal=True)))
+    pulled = _pull(Vehicle(params, faults=Faults(gimbal=True)), allow_incomplete=True)
     assert len(pulled.params) == 20 and not any(n.startswith("GIMBAL") for n in pulled.params)
     assert any("BAD_NAN" in w and "nan" in w for w in pulled.warnings)
+    assert pulled.total == 22 and len(pulled.lost) == 2
+
+
+NAN = boat_params(20) | {"BAD_NAN": (float("nan"), 9)}
+TWICE = boat_params(20) | {"SERVO1_TRIMX": (1520.0, 4)}  # sent as SERVO1_TRIM (index 20)
+
+
+@pytest.mark.parametrize(
+    ("params", "rename", "why"),
+    [
+        (NAN, {}, "BAD_NAN (index 20) is nan, which no loader reads"),
+        (
+            TWICE,
+            {"SERVO1_TRIMX": "SERVO1_TRIM"},
+            "SERVO1_TRIM is sent twice with different values",
+        ),
+    ],
+    ids=["nan", "twice"],
+)
+def test_an_incomplete_dump_is_an_error_unless_allowed(
+    tmp_path: Path, params: dict[str, tuple[float, int]], rename: dict[str, str], why: str
+) -> None:
+    from helpers import run_cli
+
+    assert TWICE["SERVO1_TRIM"][0] != 1520.0
+    out = tmp_path / "boat7.params"
+    vehicle = Vehicle(params, faults=Faults(rename=rename))
+    with tcp_vehicle(vehicle) as connection:
+        result = run_cli(["pull", connection, "-o", str(out), "--timeout", "20"])
+    assert result.exit_code == 2, result.output
+    errors = [ln for ln in result.stderr.splitlines() if not ln.startswith("parameters: ")]
+    assert len(errors) == 1 and errors[0].startswith("Error: "), result.stderr
+    assert f"1 of 21 parameters cannot be written as the vehicle holds them ({why}" in (
+        result.stderr
+    )
+    assert "--allow-incomplete" in result.stderr
+    assert not out.exists()
+    vehicle = Vehicle(params, faults=Faults(rename=rename))
+    with tcp_vehicle(vehicle) as connection:
+        result = run_cli(
+            ["pull", connection, "-o", str(out), "--timeout", "20", "--allow-incomplete", "-q"]
+        )
+    assert result.exit_code == 0, result.output
+    assert "warning: incomplete: 20 of 21 parameters written; left out: " + why in result.stderr
+    text = out.read_text()
+    assert "# INCOMPLETE: 20 of the 21 parameters the vehicle announced; 1 left out:\n" in text
+    assert f"#   {why}" in text
+    assert "parameters: " not in result.stderr  # -q: no progress
+    dump = parse_params(out.read_bytes(), "boat7.params")
+    assert len(dump.params) == 20 and "BAD_NAN" not in dump.params
+
+
+def test_progress_on_stderr_and_q_silences_it(tmp_path: Path) -> None:
+    """Not a terminal (the test's stderr, as CI's log): a line at each 10%, the last at the
+    total; stdout holds the file alone."""
+    from helpers import run_cli
+
+    with tcp_vehicle(Vehicle(boat_params(200))) as connection:
+        result = run_cli(["pull", connection, "--timeout", "20"])
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("parameters: ")]
+    assert lines[-1] == "parameters: 200/200"
+    assert 2 <= len(lines) <= 11, lines
+    assert "parameters: " not in result.stdout
+    with tcp_vehicle(Vehicle(boat_params(200))) as connection:
+        result = run_cli(["pull", connection, "--timeout", "20", "-q"])
+    assert result.exit_code == 0 and "parameters: " not in result.stderr
 
 
 def test_connections_that_are_not_links_are_refused(tmp_path: Path) -> None:

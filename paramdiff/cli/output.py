@@ -53,13 +53,32 @@ def progress(line: str) -> None:
 
 
 def terminal_progress() -> Progress | None:
-    """A pull's progress line on stderr, rewritten in place, when stderr is a terminal."""
+    """pull_progress, only when stderr is a terminal (verify's, whose stderr a CI log keeps)."""
     if sys.stderr is None or not sys.stderr.isatty():
         return None
+    return pull_progress()
+
+
+def pull_progress() -> Progress | None:
+    """A pull's progress on stderr (``received/total``), throttled by count, not by clock:
+    on a terminal one line rewritten in place at each 1%; elsewhere (a CI log, a pipe) a
+    line at each 10%, so 18,500 parameters are ten lines, not silence nor 18,500 lines.
+    Both end with the last parameter."""
+    if sys.stderr is None:
+        return None
+    tty = sys.stderr.isatty()
+    shown = [-1]  # the last step shown
 
     def show(received: int, total: int) -> None:
-        end = "\n" if received >= total else ""
-        click.echo(f"\rparameters: {received}/{total}{end}", err=True, nl=False)
+        step = received * (100 if tty else 10) // max(total, 1)
+        if step == shown[0] and received < total:
+            return
+        shown[0] = step
+        if tty:
+            end = "\n" if received >= total else ""
+            click.echo(f"\rparameters: {received}/{total}{end}", err=True, nl=False)
+        else:
+            click.echo(f"parameters: {received}/{total}", err=True)
 
     return show
 

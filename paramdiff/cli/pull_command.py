@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from paramdiff.cli import options as opt
-from paramdiff.cli.output import terminal_progress, write_outputs
+from paramdiff.cli.output import pull_progress, write_outputs
 from paramdiff.jobs.pull import pull_file
 from paramdiff.parse.param_text import WRITE_FORMATS
 from paramdiff.vehicle.mavlink_pull import PullLimits
@@ -30,13 +30,26 @@ from paramdiff.vehicle.mavlink_pull import PullLimits
     "params (MAVProxy, sim_vehicle.py), mp (Mission Planner) or qgc (with each type).",
 )
 @opt.pull_timeout
-def pull_command(connection: str, output: Path, fmt: str, timeout: float) -> None:
+@click.option(
+    "--allow-incomplete",
+    is_flag=True,
+    help="Write the dump although some parameters cannot be (NaN or infinite values, a name "
+    "sent twice with different values): the header counts them, and a warning says so.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr while pulling.")
+def pull_command(
+    connection: str, output: Path, fmt: str, timeout: float, allow_incomplete: bool, quiet: bool
+) -> None:
     """Every parameter of a vehicle or running SITL, as a file (MAVLink, pymavlink).
 
     CONNECTION as MAVProxy takes it: tcp:127.0.0.1:5760, udpin:0.0.0.0:14550,
     /dev/ttyACM0,115200. Missing parameters are asked for again one by one; each bound
     (10 s for a HEARTBEAT, 5 requests an index, --timeout for the whole pull) ends in one
-    Error line.
+    Error line. A dump that would be incomplete is an Error too, unless
+    --allow-incomplete. Progress goes to stderr (-q: none).
     """
     limits = PullLimits(timeout=timeout)
-    write_outputs(pull_file(connection, output, fmt, limits, terminal_progress()))
+    progress = None if quiet else pull_progress()
+    write_outputs(
+        pull_file(connection, output, fmt, limits, progress, allow_incomplete=allow_incomplete)
+    )

@@ -80,7 +80,10 @@ class LockEntry:
 
     def to_yaml(self) -> dict[str, Any]:
         if self.is_local:  # a file of this repository: no repository, ref or commit
-            return {"file": self.path, **{k: getattr(self, k) for k in LOCAL_FIELDS}}
+            d = {"file": self.path, **{k: getattr(self, k) for k in LOCAL_FIELDS}}
+            if self.includes:  # its BlueOS %include files, also of this repository
+                d["includes"] = [i._asdict() for i in self.includes]
+            return d
         d = {k: getattr(self, k) for k in self.FIELDS}
         if not self.includes:
             d.pop("includes")
@@ -142,7 +145,7 @@ def _digests(doc: YamlDoc, at: KeyPath, fields: Any) -> tuple[int, str, str]:
 
 def _local_entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
     """A file of this repository: its path, format and digests; no repository or commit."""
-    check_keys(doc, path, raw, {"file", *LOCAL_FIELDS}, set())
+    check_keys(doc, path, raw, {"file", *LOCAL_FIELDS}, {"includes"})
     size, sha256, blob = _digests(doc, path, raw)
     return LockEntry(
         repo=LOCAL_REPO,
@@ -153,8 +156,19 @@ def _local_entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
         size=size,
         sha256=sha256,
         blob=blob,
+        includes=_includes(doc, path, raw),
         line=doc.line(path),
     )
+
+
+def _includes(doc: YamlDoc, path: KeyPath, raw: Any) -> tuple[LockedFile, ...]:
+    includes = []
+    for i, inc in enumerate(sequence(doc, (*path, "includes"), raw.get("includes"))):
+        ipath = (*path, "includes", i)
+        check_keys(doc, ipath, inc, {"path", "size", "sha256", "blob"}, set())
+        path_ = check_relpath(inc["path"], doc, (*ipath, "path"))
+        includes.append(LockedFile(path_, *_digests(doc, ipath, inc)))
+    return tuple(includes)
 
 
 def _entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
@@ -167,12 +181,7 @@ def _entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
         {"repo", "ref", "commit", "path", "format", "size", "sha256", "blob"},
         {"includes"},
     )
-    includes = []
-    for i, inc in enumerate(sequence(doc, (*path, "includes"), raw.get("includes"))):
-        ipath = (*path, "includes", i)
-        check_keys(doc, ipath, inc, {"path", "size", "sha256", "blob"}, set())
-        path_ = check_relpath(inc["path"], doc, (*ipath, "path"))
-        includes.append(LockedFile(path_, *_digests(doc, ipath, inc)))
+    includes = _includes(doc, path, raw)
     size, sha256, blob = _digests(doc, path, raw)
     return LockEntry(
         repo=check_repo(raw["repo"], doc, (*path, "repo")),
@@ -183,7 +192,7 @@ def _entry(doc: YamlDoc, path: KeyPath, raw: Any) -> LockEntry:
         size=size,
         sha256=sha256,
         blob=blob,
-        includes=tuple(includes),
+        includes=includes,
         line=doc.line(path),
     )
 

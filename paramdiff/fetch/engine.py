@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from paramdiff.fetch.cache import Cache
 from paramdiff.fetch.verified import VerifiedFile, VerifiedIndex
 from paramdiff.files import INPUT_LIMIT, TEXT_LIMIT, project_path, read_regular
 from paramdiff.model.locked import LockedFile
+from paramdiff.parse.param_text import MAX_PARAMS
 
 if TYPE_CHECKING:
     from paramdiff.fetch.http import HttpClient
@@ -188,6 +190,46 @@ class FetchedRole:
 IncludeFinder = Callable[[SourceSpec, str, bytes], list[str]]
 
 
+_FIELDS = re.compile(r"[\s,:=]+")
+
+
+def _name_of(line: str) -> str:
+    """The parameter name a line of a parameter file sets, "" for none: ``NAME VALUE``,
+    ``NAME,VALUE``, ``NAME: VALUE`` or QGC's ``SYSID COMPID NAME VALUE TYPE`` (a count to
+    bound, not a parse: the readers say what is wrong with a line)."""
+    fields = _FIELDS.split(line.strip())
+    if not fields[0] or fields[0].startswith(("#", "//", "%")):
+        return ""
+    return fields[2] if len(fields) >= 5 and fields[0].isdigit() else fields[0]
+
+
+def _changed_locally(entry: LockEntry, now: LockEntry) -> None:
+    """A ``file:`` role (or a file it includes) whose bytes are not what the lock pinned."""
+    was = {f.path: f for f in entry.files()}
+    for f in now.files():
+        old = was.pop(f.path, None)
+        if old == f:
+            continue
+        locked = f"locked: {old.size} bytes, {old.sha256[:12]}…" if old else "not in the lock"
+        raise ConfigError(
+            f"changed after {LOCK_FILE} pinned it (now {f.size} bytes, sha256 "
+            f"{f.sha256[:12]}…; {locked})",
+            "review the change (git diff), then pin it again: paramdiff fetch",
+            file=f.path,
+        )
+    for path in was:
+        raise ConfigError(
+            f"changed after {LOCK_FILE} pinned it (its include set no longer names {path})",
+            "review the change (git diff), then pin it again: paramdiff fetch",
+            file=entry.path,
+        )
+    raise ConfigError(  # the same bytes under another format or path: an edited entry
+        f"does not match its entry in {LOCK_FILE}",
+        "review the change (git diff), then pin it again: paramdiff fetch",
+        file=entry.path,
+    )
+
+
 def _no_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
     return []
 
@@ -212,7 +254,15 @@ class _Engine:
         after the lock is named, never silently used."""
         if self.root is None:  # pragma: no cover - every caller passes the project root
             raise ConfigError(f"{spec.describe()}: no project root to read it from")
-        data = read_regular(project_path(self.root, spec.path), INPUT_LIMIT, spec.path)
+        data = self._read_local(spec, spec.path)
+        includes: dict[str, bytes] = {}
+        pending = [(spec.path, data)]
+        while pending:  # a BlueOS %include of a project file: read and pinned like the file
+            parent, parent_data = pending.pop(0)
+            for inc in self.includes(spec, parent, parent_data):
+                if inc not in includes and inc != spec.path:
+                    includes[inc] = self._read_local(spec, inc)
+                    pending.append((inc, includes[inc]))
         new_entry = LockEntry(
             repo=spec.repo,
             ref="",
@@ -222,15 +272,32 @@ class _Engine:
             size=len(data),
             sha256=sha256_of(data),
             blob=git_blob_id(data),
+            includes=tuple(
+                LockedFile(p, len(b), sha256_of(b), git_blob_id(b))
+                for p, b in sorted(includes.items())
+            ),
         )
         if not repin and entry is not None and entry != new_entry:
+            _changed_locally(entry, new_entry)
+        return FetchedRole(spec, new_entry, data, "read", previous=entry, includes=includes)
+
+    def _read_local(self, spec: SourceSpec, path: str) -> bytes:
+        """A project file a ``file:`` role reads (itself or an include): inside the project
+        after symlinks, within the size later commands read, and (the role's own file) within
+        the parameter count they parse — refused at fetch, not pinned for every later command
+        to refuse."""
+        assert self.root is not None
+        data = read_regular(project_path(self.root, path), TEXT_LIMIT, path)
+        names = {_name_of(line) for line in data.decode("utf-8", "replace").splitlines()}
+        names.discard("")
+        if len(names) > MAX_PARAMS:
             raise ConfigError(
-                f"changed after {LOCK_FILE} pinned it (now {new_entry.size} bytes, sha256 "
-                f"{new_entry.sha256[:12]}…; locked: {entry.size} bytes, {entry.sha256[:12]}…)",
-                "review the change (git diff), then pin it again: paramdiff fetch",
-                file=spec.path,
+                f"{spec.describe()}: {path} sets {len(names)} parameter names, over paramdiff's "
+                f"limit of {MAX_PARAMS} (no ArduPilot vehicle has that many)",
+                "check that the path in sources.yaml names the parameter dump it should",
+                file=path,
             )
-        return FetchedRole(spec, new_entry, data, "read", previous=entry)
+        return data
 
     def _transport(self, spec: SourceSpec, what: str) -> Transport:
         if self.transports is None:

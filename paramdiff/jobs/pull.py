@@ -19,15 +19,17 @@ def pull_file(
     limits: PullLimits | None = None,
     progress: Progress | None = None,
     root: Path | None = None,
+    allow_incomplete: bool = False,
 ) -> Outputs:
-    """`paramdiff pull`: the pulled file's lines in ``fmt`` (parse.params.WRITE_FORMATS) and
+    """`paramdiff pull`: the pulled file's lines in ``fmt`` (parse.param_text.WRITE_FORMATS) and
     where they go (``output``; ``-`` is stdout), and the pull's warnings. ``output`` is
     refused (``pull_guard``) before the pull starts; ``root`` is the folder run in (default:
-    the current one)."""
+    the current one). A dump that cannot hold every parameter the vehicle announced is an
+    error unless ``allow_incomplete`` (vehicle.mavlink_pull)."""
     root = Path.cwd() if root is None else root
     fix = f"paramdiff pull {connection} -o PATH"
     target = output_for(root, output, None, fix, pull_guard(root))
-    pulled = pull(connection, limits, progress)
+    pulled = pull(connection, limits, progress, allow_incomplete)
     return Outputs([(dump_lines(pulled, fmt), target)], list(pulled.warnings))
 
 

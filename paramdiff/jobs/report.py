@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from paramdiff.config.sources import svg_path
 from paramdiff.derive.record import load_record
 from paramdiff.digests import sha256_of
-from paramdiff.errors import UsageError
+from paramdiff.errors import ConfigError, UsageError
 from paramdiff.jobs.compare import THREE_WAY
 from paramdiff.jobs.fidelity import acknowledged_actuators, model_fidelity, pinned_fidelity
 from paramdiff.parse.named_files import read_local
@@ -54,6 +54,15 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
     ``model_file`` (a team's own Gazebo model), its channels and actuators instead of the
     pinned sitl_models' (no acknowledgement applies: those are of the pinned bytes)."""
 
+    missing = [role for role in THREE_WAY if role not in pin.specs]
+    if missing:  # the report is the three-way comparison: hardware, sitl and sitl_models
+        raise ConfigError(
+            f"profile '{pin.profile.name}' pin {pin.pin} has no {' or '.join(missing)} role, "
+            f"and the report compares {', '.join(THREE_WAY)}",
+            f"add the role{'s' if len(missing) > 1 else ''} to the pin in sources.yaml and "
+            "run paramdiff fetch (derive works without it)",
+            file="sources.yaml",
+        )
     if model_file is None:
         model = pin.pinned_check("sitl_models")
         actuators = pinned_fidelity(pin, "sitl_models")

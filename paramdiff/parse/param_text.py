@@ -17,6 +17,7 @@ from typing import NamedTuple
 from paramdiff.errors import InputError, quote
 from paramdiff.model.params import READ_ONLY_FLAG, Diagnostic, Origin, Param, ParamFile
 from paramdiff.model.values import check_name, format_value, parse_number, same_value
+from paramdiff.parse.loaders import LOADERS, disagreements
 from paramdiff.parse.text import BLUEOS_RE, ascii_int, decode, detect_format
 
 HEADER_RE = re.compile(r"^#\s*(Date|Vehicle|Platform|Version|Stack|Vehicle-Id)\s*:\s*(.*?)\s*$")
@@ -31,8 +32,13 @@ PARAMS_LINE_RE = re.compile(
 )
 FLOAT32_SAFE = 3.4e38  # below float32's largest finite value, so no rounding to inf
 INCLUDE_RE = re.compile(r"""^%include\s+(?:"([^"]*)"|'([^']*)')\s*$""")
-# Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params).
+# Included BlueOS files also use Mission Planner's NAME,VALUE (hardware/power_sense_module.params)
+# and MAVProxy's NAME VALUE (ArduRover/4.7/Navigator/BlueBoat120.params, which
+# Navigator64/BlueBoat120.params includes): the parameter repository's consolidate.py, which
+# turns the include sets into the params_v1.json BlueOS loads, reads a line as NAME, then
+# ':', ',' or whitespace, then VALUE (its pattern3), whichever file holds it.
 BLUEOS_MP_RE = re.compile(r"^([^:,\s]+)\s*,\s*([^,\s]+)\s*$")
+BLUEOS_WS_RE = re.compile(r"^([^:,\s]+)\s+([^:,\s]+)$")
 QGC_TYPES = {1: "UINT8", 2: "INT8", 3: "UINT16", 4: "INT16", 5: "UINT32", 6: "INT32", 9: "REAL32"}
 PARAM_TEXT_FORMATS = ("params", "mp", "qgc", "blueos")
 
@@ -156,6 +162,16 @@ def _parse_name_value(lines: list[str], file: str, col: _Collector) -> None:
                 "a '#' touches a token here, and ArduPilot, which reads no comment after the "
                 "name, would read the read-only flag differently",
                 "put a space before the #",
+            )
+            continue
+        if INCLUDE_RE.match(stripped):
+            col.problem(
+                file,
+                n,
+                "'%include' is BlueOS's include format, which this reader (format "
+                f"'{col.out.format}') does not follow",
+                "read the file as BlueOS's: format: blueos in sources.yaml (or --format "
+                "blueos), or format: auto",
             )
             continue
         fast = PARAMS_LINE_RE.fullmatch(stripped)
@@ -307,12 +323,12 @@ def _parse_blueos(
             )
             continue
         body, comment = _split_comment(stripped, "//")
-        m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body)
+        m = BLUEOS_RE.match(body) or BLUEOS_MP_RE.match(body) or BLUEOS_WS_RE.match(body)
         if not m:
             col.problem(
                 file,
                 n,
-                f"'{quote(body)}' is not a parameter line (NAME: VALUE, or NAME,VALUE)",
+                f"'{quote(body)}' is not a parameter line (NAME: VALUE, NAME,VALUE or NAME VALUE)",
                 "write NAME: VALUE, or comment the line out with //",
             )
             continue
@@ -391,6 +407,39 @@ def _read_include(read: IncludeReader, file: str, n: int, target: str, path: str
         ) from None
 
 
+LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _lone_cr(data: bytes, file: str, col: _Collector) -> None:
+    """A ``\r`` not followed by ``\n`` ends a line here, and in ArduPilot's defaults reader
+    (libraries/AP_Param/AP_Param.cpp read_param_defaults_file reads lines through
+    libraries/AP_Filesystem/AP_Filesystem.cpp AP_Filesystem::fgets, which stops at \r or
+    \n); a reader that ends lines at \n only (QGroundControl's QTextStream::readLine) sees
+    one long line. Warn, naming each loader of parse/loaders.py that reads other values."""
+    found = LONE_CR.search(data)
+    if found is None:
+        return
+    line = data[: found.start()].count(b"\n") + data[: found.start()].count(b"\r") + 1
+    expected = {name: (p.value, p.line) for name, p in col.out.params.items()}
+    differ = []
+    for key, loader in LOADERS.items():
+        problems = disagreements(expected, loader(data))
+        if problems:
+            differ.append(f"{key} ({len(problems)} difference{'s' if len(problems) > 1 else ''})")
+    col.warn(
+        file,
+        line,
+        "lone CR line endings (\\r without \\n): ArduPilot's defaults reader "
+        "(AP_Filesystem::fgets) ends a line at \\r, as this reader does; "
+        + (
+            f"these read the file differently: {', '.join(differ)}"
+            if differ
+            else "every loader paramdiff knows reads the same values"
+        ),
+        "save the file with \\n line endings (mac2unix converts it)",
+    )
+
+
 def parse_params(
     data: bytes,
     file: str,
@@ -422,6 +471,8 @@ def parse_params(
         _parse_blueos(lines, file, col, _IncludeContext(read_include, include_root, lenient), ())
     else:
         _parse_name_value(lines, file, col)
+        if b"\r" in data:
+            _lone_cr(data, file, col)
     if not out.params and not out.warnings:
         raise InputError(
             "no parameters in the file",

@@ -8,6 +8,7 @@ parameters), the pilot-input rows, and which findings an overlay acknowledgement
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -15,9 +16,10 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 from paramdiff.comparison.sitl_layers import Layers, stack
 from paramdiff.digests import sha256_of
 from paramdiff.errors import ConfigError, InputError
+from paramdiff.files import project_path
 from paramdiff.model.source import Source
 from paramdiff.overlay.file import Acknowledgement
-from paramdiff.parse.launch import SIM_VEHICLE, Launch, file_kind, parse_launch
+from paramdiff.parse.launch import SIM_VEHICLE, DefaultsFile, Launch, file_kind, parse_launch
 from paramdiff.simulation import builtin_models as builtin
 from paramdiff.simulation import capabilities, frame
 from paramdiff.simulation import gazebo_plugin as gazebo
@@ -119,8 +121,7 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
                 f"add a role (repo ArduPilot/ardupilot, path {f.path}) to the pin in "
                 "sources.yaml and run paramdiff fetch",
             )
-        path = Path(f.path)
-        local = path if path.is_absolute() else ctx.config.root / path
+        local = launch_file(ctx.config.root, launch, f)
         if not local.is_file():
             raise InputError(
                 f"launch {launch.text!r} loads {f.path} ({f.origin}), which is neither pinned "
@@ -129,6 +130,24 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
             )
         out.append(Layer(f.path, f.origin, "local", local_source(local, role=f.path)))
     return out
+
+
+def launch_file(root: Path, launch: Launch, f: DefaultsFile) -> Path:
+    """The project file a launch loads that nothing pins: it must resolve, after symlinks,
+    inside the project and outside its ``.git`` whatever form the path takes (absolute,
+    ``..``, a link or a linked folder). A launch comes from sources.yaml, which a pull request
+    controls: read, an outside file would pass or fail on its content and an error would
+    quote its first line (a credential) into CI's log. Refused before a byte is read."""
+    inside = Path(os.path.realpath(root))
+    resolved = Path(os.path.realpath(root / f.path))
+    if not resolved.is_relative_to(inside) or resolved.is_relative_to(inside / ".git"):
+        raise InputError(
+            f"launch {launch.text!r} loads {f.path} ({f.origin}), which leads outside the "
+            "project" + (" or into its .git folder" if resolved.is_relative_to(inside) else ""),
+            "copy the file into the project and name it by its path there "
+            "(relative to sources.yaml, no link out)",
+        )
+    return root / f.path
 
 
 def _model(
@@ -149,7 +168,7 @@ def _model(
     if ref in ctx.specs:
         _, file, data, resolve_include = ctx.pinned_model(ref)
         return ref, file, data, resolve_include
-    path = ctx.config.root / ref
+    path = project_path(ctx.config.root, ref)  # a model path of sources.yaml: no link out
     return ref, ref, read_local(path), local_resolver()
 
 

@@ -43,13 +43,21 @@ def header(pulled: Pulled) -> list[str]:
         f"# From: system {v.system}, component {v.component} ({v.type_name}, "
         f"{v.autopilot_name}); {len(pulled.params)} parameters",
     ]
+    if pulled.lost:  # pulled with --allow-incomplete: say so where the file is read
+        lines.append(
+            f"# INCOMPLETE: {len(pulled.params)} of the {pulled.total} parameters the vehicle "
+            f"announced; {len(pulled.lost)} left out:"
+        )
+        lines += [f"#   {why}" for why in pulled.lost[:20]]
+        if len(pulled.lost) > 20:
+            lines.append(f"#   and {len(pulled.lost) - 20} more")
     if not v.firmware:
         lines.append("# The vehicle did not answer AUTOPILOT_VERSION: its firmware is not named.")
     return lines
 
 
 def dump_lines(pulled: Pulled, fmt: str = "params") -> Iterator[str]:
-    """The file's lines in ``fmt`` (parse.params.WRITE_FORMATS); values exactly as received,
+    """The file's lines in ``fmt`` (parse.param_text.WRITE_FORMATS); values exactly as received,
     each with the MAV_PARAM_TYPE the vehicle reported (QGC's type column)."""
     v = pulled.vehicle
     rows = [

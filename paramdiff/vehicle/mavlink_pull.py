@@ -19,8 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pymavlink import mavutil
+
 from paramdiff.errors import FetchError, UsageError
-from paramdiff.model.values import check_name, float32
+from paramdiff.model.values import check_name, float32, format_value
 from paramdiff.parse.param_text import MAX_PARAMS
 from paramdiff.vehicle import PULL_TIMEOUT
 
@@ -86,6 +88,8 @@ class Pulled:
     vehicle: Vehicle
     params: dict[str, PulledParam] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    total: int = 0  # the parameters the vehicle announced (PARAM_VALUE's param_count)
+    lost: tuple[str, ...] = ()  # why each announced parameter is not in ``params``
 
     def values(self) -> dict[str, float]:
         """Each parameter's value as the vehicle holds it (float32)."""
@@ -95,7 +99,6 @@ class Pulled:
 # pymavlink is imported where a link is used, not at the top: it costs ~117 ms (numpy with
 # it; `python -X importtime`), which `paramdiff --help` would pay for listing pull and verify.
 def _enum_name(enum: str, value: int) -> str:
-    from pymavlink import mavutil
 
     entry = mavutil.mavlink.enums.get(enum, {}).get(value)
     return entry.name if entry is not None else f"{enum} {value}"
@@ -146,7 +149,6 @@ def open_connection(connection: str) -> Any:
     device, baud = _device(connection)
     # MAVLink 2 as MAVProxy speaks it by default; its parser reads MAVLink 1 packets too.
     os.environ.setdefault("MAVLINK20", "1")
-    from pymavlink import mavutil  # after MAVLINK20: mavutil reads it when imported
 
     try:
         link = mavutil.mavlink_connection(
@@ -379,30 +381,48 @@ def _firmware(msg: Any) -> tuple[str | None, str | None]:
     return version, git
 
 
-def _params(session: _Session) -> tuple[dict[str, PulledParam], list[str]]:
+def _params(session: _Session) -> tuple[dict[str, PulledParam], list[str], list[str]]:
+    """(params by name, warnings, lost): ``lost`` says of each announced parameter the file
+    cannot hold as the vehicle has it why not — a name no loader reads, a value no loader
+    reads (NaN, infinity), or a name sent at two indices with different values (which one
+    the vehicle runs is unknowable; the first is kept)."""
     params: dict[str, PulledParam] = {}
-    warnings = []
+    warnings: list[str] = []
+    lost: list[str] = []
     for index in sorted(session.values):
         msg = session.values[index]
         name = msg.param_id.rstrip("\0") if isinstance(msg.param_id, str) else ""
         problem = check_name(name)
         if problem:
-            warnings.append(f"parameter index {index}: {problem[0]} (left out)")
+            lost.append(f"parameter index {index}: {problem[0]}")
             continue
         value = float(msg.param_value)
         if not math.isfinite(value):
-            warnings.append(f"{name} (index {index}) is {value}, which no loader reads (left out)")
+            lost.append(f"{name} (index {index}) is {value}, which no loader reads")
             continue
-        if name in params:
-            warnings.append(f"parameter index {index}: {name} again (index {params[name].index})")
-        params[name] = PulledParam(name, float32(value), int(msg.param_type), index)
-    return params, warnings
+        row = PulledParam(name, float32(value), int(msg.param_type), index)
+        first = params.get(name)
+        if first is None:
+            params[name] = row
+        elif first.value == row.value:
+            warnings.append(f"parameter index {index}: {name} again (index {first.index})")
+        else:
+            lost.append(
+                f"{name} is sent twice with different values: {format_value(first.value)} "
+                f"(index {first.index}) and {format_value(row.value)} (index {index})"
+            )
+    return params, warnings, lost
 
 
 def pull(
-    connection: str, limits: PullLimits | None = None, progress: Progress | None = None
+    connection: str,
+    limits: PullLimits | None = None,
+    progress: Progress | None = None,
+    allow_incomplete: bool = False,
 ) -> Pulled:
-    """Every parameter of the vehicle at ``connection`` (see ``open_connection``)."""
+    """Every parameter of the vehicle at ``connection`` (see ``open_connection``). A pull
+    the file cannot hold whole (``Pulled.lost``) is a FetchError, unless
+    ``allow_incomplete``: then it is returned with its losses counted and warned of."""
     limits = limits or PullLimits()
     # pymavlink prints its diagnostics on stdout, where a pulled file may be going: the
     # whole pull writes them to stderr (the file is written after it)
@@ -418,7 +438,23 @@ def pull(
         finally:
             with contextlib.suppress(OSError, LinkClosed):
                 link.close()
-    params, warnings = _params(session)
+    params, warnings, lost = _params(session)
+    total = session.count or 0
+    if lost and not allow_incomplete:
+        raise FetchError(
+            f"{connection}: the dump would be incomplete: {len(lost)} of {total} parameters "
+            f"cannot be written as the vehicle holds them ({lost[0]}"
+            + (f"; and {len(lost) - 1} more" if len(lost) > 1 else "")
+            + ")",
+            "fix them on the vehicle and pull again, or pass --allow-incomplete to write the "
+            "other parameters (the header counts what is left out)",
+        )
+    if lost:
+        warnings.append(
+            f"incomplete: {len(params)} of {total} parameters written; left out: "
+            + "; ".join(lost[:5])
+            + (f"; and {len(lost) - 5} more" if len(lost) > 5 else "")
+        )
     if session.others:
         others = ", ".join(str(s) for s in sorted(session.others))
         warnings.append(
@@ -430,7 +466,8 @@ def pull(
     system, component = session.vehicle
     vehicle = Vehicle(system, component, beat.type, beat.autopilot, version, git)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return Pulled(connection, stamp, vehicle, params, tuple([*session.notes, *warnings]))
+    notes = tuple([*session.notes, *warnings])
+    return Pulled(connection, stamp, vehicle, params, notes, total, tuple(lost))
 
 
 def _wait_for_version(session: _Session) -> None:

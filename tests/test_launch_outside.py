@@ -1,0 +1,76 @@
+"""A launch's parameter files stay in the project (#31): ``--add-param-file`` / ``--defaults``
+naming an absolute path, a ``..`` path or a symlink out of the project is one ``Error:`` line,
+exit 2, and nothing of the outside file reaches stdout or stderr (sources.yaml's launches come
+from a pull request; SECURITY.md, "Project files")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import OVERLAY_YAML, build_mirror, location_args, run_cli
+from test_offline_project import offline_sources, offline_upstream
+
+SECRET = "https://user:TOKEN-31c@example.invalid/repo.git"
+
+
+def project(tmp_path: Path, command: str) -> tuple[Path, list[str]]:
+    root = tmp_path / "project"
+    (root / "overlays").mkdir(parents=True)
+    launches = f"    launches:\n      - name: probe\n        command: {command}\n"
+    sources = offline_sources().replace("    pins:\n", launches + "    pins:\n", 1)
+    (root / "sources.yaml").write_text(sources)
+    (root / "overlays" / "boat.yaml").write_text(OVERLAY_YAML)
+    (root / "sim").mkdir()
+    build_mirror(tmp_path / "mirror", offline_upstream())
+    return root, location_args(root, tmp_path / "cache", tmp_path / "mirror")
+
+
+def outside_file(tmp_path: Path, text: str) -> Path:
+    secret = tmp_path / "cred"
+    secret.write_text(text)
+    return secret
+
+
+@pytest.mark.parametrize("form", ["absolute", "symlink", "dotdot", "symlinked folder"])
+@pytest.mark.parametrize("content", [SECRET + "\n", "SERVO1_FUNCTION 73\n"])
+def test_a_launch_file_outside_the_project_is_refused(
+    tmp_path: Path, form: str, content: str
+) -> None:
+    secret = outside_file(tmp_path, content)
+    ref = {
+        "absolute": str(secret),
+        "symlink": "sim/link.parm",
+        "dotdot": "../cred",
+        "symlinked folder": "sim/out/cred",
+    }[form]
+    base = "ardurover -w --model rover-skid --defaults derived/boat_sitl.params"
+    root, loc = project(tmp_path, f"{base},{ref}")
+    (root / "sim" / "link.parm").symlink_to(secret)
+    (root / "sim" / "out").symlink_to(tmp_path)
+    for command in (["fetch"], ["derive"], ["report"], ["check"]):
+        result = run_cli([*command, *loc])
+        if command == ["fetch"]:
+            assert result.exit_code == 0, result.output
+            continue
+        assert result.exit_code == 2, (command, result.output)
+        errors = [ln for ln in result.output.splitlines() if ln.startswith("Error:")]
+        assert len(errors) == 1, result.output
+        assert "outside the project" in errors[0], result.output
+        assert "TOKEN" not in result.output and "SERVO1_FUNCTION 73" not in result.output
+    assert not (root / "derived" / "boat_sitl.params").exists()
+
+
+def test_a_launch_file_outside_the_project_from_the_command_line(tmp_path: Path) -> None:
+    secret = outside_file(tmp_path, SECRET + "\n")
+    _, loc = project(
+        tmp_path, "ardurover -w --model rover-skid --defaults derived/boat_sitl.params"
+    )
+    for command in ("fetch", "derive"):
+        assert run_cli([command, *loc]).exit_code == 0
+    for ref in (str(secret), "../cred"):
+        launch = f"ardurover -w --model rover-skid --defaults derived/boat_sitl.params,{ref}"
+        result = run_cli(["layers", *loc, "--launch", launch])
+        assert result.exit_code == 2, result.output
+        assert "outside the project" in result.output
+        assert "TOKEN" not in result.output
