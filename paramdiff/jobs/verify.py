@@ -8,11 +8,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..derive.layers import Layers
-from ..derive.record import Firmware, Record, firmware_name, make_record, record_path, record_text
+from ..derive.record import (
+    Firmware,
+    Record,
+    firmware_name,
+    make_record,
+    record_file,
+    record_path,
+    write_record,
+)
 from ..derive.running import Verification, verify_running
 from ..digests import sha256_of
 from ..errors import DriftError, UsageError
-from ..files import project_path, write_atomic
+from ..files import project_path
 from ..launch.verify import launch_layers
 from ..pin import Pin
 from ..render.sinks import check_file, join_lines
@@ -70,7 +78,7 @@ def verify_vehicle(
     yield from verification_lines(pulled, result)
     if target is not None:
         kept = record_of(pin, pulled, stack, launch_text(pin, launch))
-        write_atomic(target, record_text(kept).encode())
+        write_record(target, kept)
         yield f"recorded {record_path(pin.profile.name, pin.pin)}: {kept.summary(_rows(pin))}"
     if not result.ok:
         raise DriftError(
@@ -99,10 +107,7 @@ def record_target(pin: Pin) -> Path:
             f"run {derived.regenerate}, restart SITL on it, then verify --record again",
             file=derived.target,
         )
-    rel = record_path(pin.profile.name, pin.pin)
-    target = project_path(pin.config.root, rel, generated=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return target
+    return record_file(pin.config.root, pin.profile.name, pin.pin)
 
 
 def _rows(pin: Pin) -> dict[str, float]:
@@ -120,7 +125,7 @@ def record_of(pin: Pin, pulled: Pulled, stack: Layers, launch: str | None) -> Re
         derived_file=pin.derived().target,
         derived_sha256=sha256_of(join_lines(pin.derived_lines()).encode()),
         derived=_rows(pin),
-        lock_sha256=lock.sha256 if lock is not None else "",
+        lock_sha256=lock.sha256 if lock is not None else None,
         launch=launch,
         layers=[s.file.file for s in stack.layers],
         connection=pulled.connection,

@@ -370,8 +370,11 @@ def _firmware(msg: Any) -> tuple[str | None, str | None]:
     release = RELEASE_TYPES.get(sw & 0xFF, "dev")
     version = f"{sw >> 24 & 0xFF}.{sw >> 16 & 0xFF}.{sw >> 8 & 0xFF}"
     version = f"{version}-{release}" if release else version
-    raw = bytes(msg.flight_custom_version)
-    git = raw.split(b"\0", 1)[0].decode("ascii", "replace") or None
+    # ArduPilot sends the 8 hex digits of fw_hash_str; any byte but printable ASCII is kept
+    # as its escape (\x1b, \x0a, \xff), so a control byte never reaches the record, the
+    # report or a terminal as itself
+    raw = bytes(msg.flight_custom_version).split(b"\0", 1)[0]
+    git = "".join(chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}" for b in raw) or None
     return version, git
 
 
