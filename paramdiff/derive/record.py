@@ -13,10 +13,11 @@ The file is JSON in a fixed layout (keys in a fixed order, one line per paramete
 record's diff in a pull request reads row by row; its reader gives every refusal the line
 it is on. A record is untrusted input (a pull request can change it; its text came off a
 socket): the reader refuses a key given twice (JSON keeps the last, a reviewer reads the
-first), control and invisible characters in its text (the report and check print it, and a
-line feed there would start a line of its own: a markdown heading, a GitHub workflow command),
-nesting deeper than its layout and numbers no float32 holds. What the writer puts in a
-record its reader takes back: text is written with those characters escaped (``visible``).
+first), characters that are not printable in its text (the report and check print it: ESC
+drives a terminal, a line feed there would start a line of its own, a markdown heading or a
+GitHub workflow command), nesting deeper than its layout and numbers no float32 holds. What
+the writer puts in a record its reader takes back: text is written with those characters
+escaped (``shown``), the vehicle's bytes already are (vehicle/pull.py).
 """
 
 from __future__ import annotations
@@ -30,10 +31,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, quote
 from ..files import TEXT_LIMIT, describe_kind, project_path, read_regular, write_atomic
 from ..model.values import check_name, float32, format_value, same_value
-from ..render.safe_text import has_unsafe, visible
 
 RECORD_FORMAT = "paramdiff-verified 1"
 RECORD_DIR = "verified"
@@ -191,10 +191,11 @@ def make_record(
 
 
 def shown(text: str) -> str:
-    """``text`` as a record keeps it: every control or invisible character written as its
-    escape (safe_text.visible), tab and line feed too (``\\x0a``), so it stays on its line
-    in the record, the report and check's output."""
-    return visible(text).replace("\t", "\\x09").replace("\n", "\\x0a")
+    """``text`` as a record keeps it: every character that is not printable (controls, line
+    and tab included, invisible format characters, lone surrogates) written as its Python
+    escape (``\\x1b``, ``\\n``, ``\\u202e``: errors.quote, as error lines show input), so it
+    shows, does nothing and stays on its line in the record, the report and check's output."""
+    return quote(text, len(text))
 
 
 def _shown_or_none(text: str | None) -> str | None:
@@ -405,11 +406,11 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z", re.ASCII)
 def _text(value: object, fail: Fail, key: str) -> str:
     if not isinstance(value, str) or len(value) > 4096:
         raise fail(f"{key!r} must be a string (at most 4096 characters)", key)
-    if has_unsafe(value) or "\t" in value or "\n" in value:
+    if not value.isprintable():
         raise fail(
-            f"{key!r} holds a control or invisible character ({_quoted(value)}); paramdiff "
-            "writes those as escapes (\\x1b), a record that holds one was edited to reach the "
-            "report or a terminal",
+            f"{key!r} holds a character that is not printable ({quote(value, 60)}): paramdiff "
+            "writes those as escapes (\\x1b, \\n), so a record holding one was edited to put "
+            "it in the report or a terminal",
             key,
         )
     return value
@@ -450,7 +451,7 @@ def _params(value: object, fail: Fail) -> Iterator[tuple[str, ReadBack]]:
         if not isinstance(entry, dict):
             raise fail(f"{name} must be {{expected, read, matched}}", name)
         expected, read = entry.get("expected"), entry.get("read")
-        if _held(expected) is None:
+        if not isinstance(expected, int | float) or _held(expected) is None:
             raise fail(f"{name}: 'expected' {_not_held(expected)}", name)
         if read is not None and _held(read) is None:
             raise fail(f"{name}: 'read' {_not_held(read)}, or null (not on the vehicle)", name)
