@@ -118,6 +118,41 @@ def test_control_characters_in_a_records_text_are_refused(
         assert "::warning" not in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("version", "4.7.0 <img src=https://example.com/p.png>"),
+        ("git_hash", "1a2b3c4d **and 9 more confirmed**"),
+        ("frame", "ArduRover V4.8.0 (ffffffff), 2027"),
+        ("firmware", "ArduRover V4.8.0"),
+    ],
+)
+def test_vehicle_fields_are_only_what_a_vehicle_reports(
+    boat: tuple[Path, list[str]], key: str, value: str
+) -> None:
+    """The report's summary line is built from them: a record cannot put markup or a banner
+    of its own there."""
+    root, loc = boat
+    record = _recorded(root, loc)
+    _rewrite(root, {"vehicle": {**record["vehicle"], key: value}})  # type: ignore[dict-item]
+    lines = (root / RECORD).read_text().splitlines()
+    line = next(n for n, ln in enumerate(lines, 1) if ln.startswith('  "vehicle"'))
+    error = _one_error(run_cli(["report", *loc]), line)
+    assert f"'vehicle' {key!r} is" in error and "not as the vehicle reports it" in error
+
+
+def test_a_launch_with_backticks_stays_one_code_span(boat: tuple[Path, list[str]]) -> None:
+    root, loc = boat
+    _recorded(root, loc)
+    _rewrite(root, {"launch": "sim_vehicle.py -v Rover ` ![x](https://example.com/p.png) ``"})
+    assert run_cli(["report", *loc]).exit_code == 0
+    shown = section((root / REPORT).read_text())
+    assert (
+        "launched with ``` sim_vehicle.py -v Rover ` ![x](https://example.com/p.png) `` ```;"
+        in (shown)
+    )
+
+
 def test_a_duplicate_key_is_refused_on_its_second_line(boat: tuple[Path, list[str]]) -> None:
     """JSON keeps the last of two equal keys, a reviewer reads the first: refused."""
     root, loc = boat
@@ -232,7 +267,7 @@ def test_what_the_writer_records_its_reader_takes_back() -> None:
     """A launch, connection, layer or firmware text given with control characters (a
     --launch from a script, a vehicle of another autopilot), and no sources.lock, are
     recorded so that every record the writer makes is one its reader takes."""
-    firmware = Firmware(None, "MAV_TYPE_X\u202e", "4.7.0\n::error::x", "\x1b[2J")
+    firmware = Firmware(None, "MAV_TYPE 200", "4.7.0", "\\x1b[2J")  # as pull makes them
     record = make_record(
         profile="boat",
         pin="1.0",
@@ -249,11 +284,11 @@ def test_what_the_writer_records_its_reader_takes_back() -> None:
     )
     text = record_text(record)
     written = json.loads(text)
-    assert written["launch"].isprintable() and written["vehicle"]["version"].isprintable()
+    assert written["launch"].isprintable() and written["layers"][0].isprintable()
     back = parse_record(text.encode(), RECORD, "boat", "1.0")
     assert back == replace(record, file=RECORD)
     assert back.launch == "sim_vehicle.py -m '\\x1b]52;c;x\\x07\\n#'"
-    assert back.firmware.label == "MAV_TYPE_X\\u202e V4.7.0\\n::error::x (\\x1b[2J)"
+    assert back.firmware.label == "MAV_TYPE 200 V4.7.0 (\\x1b[2J)"
     assert back.lock_sha256 is None and '  "lock_sha256": null,' in text.splitlines()
     assert back.derived_file == "derived/boat\\tsitl.params"
     assert back.layers == ("rover.parm\\r",)

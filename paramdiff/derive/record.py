@@ -435,10 +435,36 @@ def _hex(value: object, fail: Fail, key: str) -> str:
 def _firmware(value: object, fail: Fail) -> Firmware:
     if not isinstance(value, dict):
         raise fail("'vehicle' must be an object", "vehicle")
-    name = _optional(value.get("firmware"), fail, "vehicle")
-    version = _optional(value.get("version"), fail, "vehicle")
-    git = _optional(value.get("git_hash"), fail, "vehicle")
-    return Firmware(name, _text(value.get("frame"), fail, "vehicle"), version, git)
+    fields = {key: _optional(value.get(key), fail, "vehicle") for key in _VEHICLE}
+    for key, (pattern, spelled) in _VEHICLE.items():
+        text = fields[key]
+        if (text is not None or key == "frame") and not pattern.match(text or ""):
+            raise fail(
+                f"'vehicle' {key!r} is {quote(repr(text), 60)}, not as the vehicle reports it "
+                f"({spelled})",
+                "vehicle",
+            )
+    return Firmware(
+        fields["firmware"], fields["frame"] or "", fields["version"], fields["git_hash"]
+    )
+
+
+# What the vehicle's fields are as a pull makes them (vehicle/pull.py: HEARTBEAT's type by
+# its MAVLink name, AUTOPILOT_VERSION's version and 8 bytes, each byte but printable ASCII
+# and backslash escaped): nothing else, so a record cannot put markup (``<img src=…>``) or a
+# fake banner in the report's summary line.
+_VEHICLE = {
+    "firmware": (
+        re.compile(f"({'|'.join(sorted(set(_FIRMWARE_BY_TYPE.values())))})\\Z"),
+        "ArduRover, ArduSub, … from HEARTBEAT",
+    ),
+    "frame": (re.compile(r"(MAV_TYPE_[A-Z0-9_]{1,40}|MAV_TYPE \d{1,3})\Z"), "MAV_TYPE_…"),
+    "version": (
+        re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}(-(dev|alpha|beta|rc))?\Z", re.ASCII),
+        "4.7.0-beta",
+    ),
+    "git_hash": (re.compile(r"([ -\[\]-~]|\\x[0-9a-f]{2}){1,8}\Z"), "8 characters: 1a2b3c4d"),
+}
 
 
 def _params(value: object, fail: Fail) -> Iterator[tuple[str, ReadBack]]:
