@@ -375,8 +375,7 @@ def _firmware(msg: Any) -> tuple[str | None, str | None]:
     # a control byte never reaches the record, the report or a terminal as itself
     raw = bytes(msg.flight_custom_version).split(b"\0", 1)[0]
     git = "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else f"\\x{b:02x}" for b in raw)
-    git = git or None
-    return version, git
+    return version, git or None
 
 
 def _params(session: _Session) -> tuple[dict[str, PulledParam], list[str]]:
