@@ -238,7 +238,7 @@ def test_record_refused_while_the_derived_file_is_out_of_date(
             lambda t: t.replace(
                 '"launch":', '"deep": ' + "[" * 50_000 + "]" * 50_000 + ',\n  "launch":'
             ),
-            "nests too deeply",
+            "is nested deeper than any verification record",
             1,
         ),
     ],
@@ -352,7 +352,7 @@ def test_a_verified_that_is_a_file_is_an_error_not_a_traceback(
     result = verify(Vehicle(served(root, loc)), loc)
     assert result.exit_code == 2, result.output
     (error,) = result.stderr.splitlines()
-    assert error.startswith("Error: verified:") and "is not a folder" in error, error
+    assert error.startswith("Error: verified:") and "not a folder" in error, error
     assert (root / "verified").read_text() == "not a folder\n"
 
 

@@ -11,20 +11,28 @@ send_autopilot_version packs ``flight_sw_version`` as major.minor.patch.type and
 
 The file is JSON in a fixed layout (keys in a fixed order, one line per parameter) so a
 record's diff in a pull request reads row by row; its reader gives every refusal the line
-it is on.
+it is on. A record is untrusted input (a pull request can change it; its text came off a
+socket): the reader refuses a key given twice (JSON keeps the last, a reviewer reads the
+first), characters that are not printable in its text (the report and check print it: ESC
+drives a terminal, a line feed there would start a line of its own, a markdown heading or a
+GitHub workflow command), nesting deeper than its layout and numbers no float32 holds. What
+the writer puts in a record its reader takes back: text is written with those characters
+escaped (``shown``), the vehicle's bytes already are (vehicle/mavlink_pull.py).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paramdiff.errors import InputError
-from paramdiff.files import TEXT_LIMIT, project_path, read_regular
+from paramdiff.errors import InputError, quote
+from paramdiff.files import TEXT_LIMIT, describe_kind, project_path, read_regular, write_atomic
 from paramdiff.model.values import check_name, float32, format_value, same_value
 
 RECORD_FORMAT = "paramdiff-verified 1"
@@ -99,7 +107,7 @@ class Record:
     pin: str
     derived_file: str
     derived_sha256: str  # of the derived file SITL loaded
-    lock_sha256: str  # of sources.lock when it was verified
+    lock_sha256: str | None  # of sources.lock when it was verified (None: no lock)
     launch: str | None  # the launch command line (None: the profile's frame defaults)
     layers: tuple[str, ...]  # the files that launch loads, in order
     connection: str
@@ -149,7 +157,7 @@ def make_record(
     derived_file: str,
     derived_sha256: str,
     derived: Mapping[str, float],
-    lock_sha256: str,
+    lock_sha256: str | None,
     launch: str | None,
     layers: Iterable[str],
     connection: str,
@@ -158,21 +166,40 @@ def make_record(
     running: Mapping[str, float],
 ) -> Record:
     """The record of ``running`` (name -> value as pulled) against every row of the derived
-    file (``derived``: name -> value, in the file's order)."""
+    file (``derived``: name -> value, in the file's order). Its text is kept as ``shown``
+    spells it, so the record reads back (parse_record refuses control characters)."""
     params = {name: ReadBack(name, value, running.get(name)) for name, value in derived.items()}
+    fw = Firmware(
+        _shown_or_none(firmware.name),
+        shown(firmware.frame),
+        _shown_or_none(firmware.version),
+        _shown_or_none(firmware.git_hash),
+    )
     return Record(
         profile,
         pin,
-        derived_file,
+        shown(derived_file),
         derived_sha256,
         lock_sha256,
-        launch,
-        tuple(layers),
-        connection,
+        _shown_or_none(launch),
+        tuple(shown(layer) for layer in layers),
+        shown(connection),
         time,
-        firmware,
+        fw,
         params,
     )
+
+
+def shown(text: str) -> str:
+    """``text`` as a record keeps it: every character that is not printable (controls, line
+    and tab included, invisible format characters, lone surrogates) written as its Python
+    escape (``\\x1b``, ``\\n``, ``\\u202e``: errors.quote, as error lines show input), so it
+    shows, does nothing and stays on its line in the record, the report and check's output."""
+    return quote(text, len(text))
+
+
+def _shown_or_none(text: str | None) -> str | None:
+    return None if text is None else shown(text)
 
 
 # --------------------------------------------------------------------------- the file
@@ -238,56 +265,78 @@ def _line_of(text: str) -> dict[str, int]:
     return lines
 
 
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
+class _Duplicate(ValueError):
+    """A key an object of the record gives twice."""
 
-
-class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
-        super().__init__(f"names {key!r} twice (a reader would keep either)")
+        super().__init__(key)
         self.key = key
 
 
-def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    """json's object hook: a key given twice is refused, not silently the last one."""
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """json's object_pairs_hook: an object, refused when it names a key twice."""
     doc: dict[str, object] = {}
     for key, value in pairs:
         if key in doc:
-            raise _DuplicateKey(key)
+            raise _Duplicate(key)
         doc[key] = value
     return doc
 
 
+class _Digits(float):
+    """A JSON integer longer than any float32 (parse_int): infinite, so it is refused on its
+    key's line, with its length for the error."""
+
+    digits: int
+
+
+def _integer(digits: str) -> int | float:
+    """json's parse_int: an integer; past 64 digits (a float32 tops out at 39) a _Digits,
+    never Python's own digit-limit error, nor thousands of digits converted."""
+    if len(digits) <= 64:
+        return int(digits)
+    number = _Digits(math.inf)
+    number.digits = len(digits.lstrip("-"))
+    return number
+
+
 def _second_line(text: str, key: str) -> int:
-    """The line of ``key``'s second occurrence (where a duplicate is)."""
-    seen = 0
+    """The line of ``key``'s second occurrence: the first line holding it twice, else the
+    second line holding it (the record's layout puts each key on a line of its own)."""
+    pattern = re.compile(rf'"{re.escape(key)}"\s*:')
+    holding = []
     for number, line in enumerate(text.splitlines(), 1):
-        m = _KEY_LINE.match(line)
-        if m and m.group(1) == key:
-            seen += 1
-            if seen == 2:
-                return number
-    return 1
+        found = len(pattern.findall(line))
+        if found > 1:
+            return number
+        if found:
+            holding.append(number)
+    return holding[1] if len(holding) > 1 else 1
 
 
-def _decode(data: bytes, file: str, fix: str) -> tuple[str, object]:
-    """The record's text and its JSON, or InputError with the line."""
+def _document(data: bytes, file: str, fix: str) -> tuple[str, object]:
+    """The record's text and its JSON, or the InputError (on its line) of why not."""
     try:
         text = data.decode("utf-8")
-        doc = json.loads(
-            text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicates
-        )
+        return text, json.loads(text, object_pairs_hook=_unique, parse_int=_integer)
     except UnicodeDecodeError as exc:
         raise InputError(f"is not UTF-8 ({exc.reason})", fix, file=file, line=1) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"is not JSON: {exc.msg}", fix, file=file, line=exc.lineno) from None
-    except _DuplicateKey as exc:
-        raise InputError(str(exc), fix, file=file, line=_second_line(text, exc.key)) from None
-    except RecursionError:  # json's decoder recurses per nesting level: a record is 3 deep
-        raise InputError("nests too deeply for a record", fix, file=file, line=1) from None
-    except ValueError as exc:
-        raise InputError(str(exc), fix, file=file, line=1) from None
-    return text, doc
+    except _Duplicate as exc:
+        raise InputError(
+            f"names {exc.key!r} twice (JSON would keep the last, a reader sees the first)",
+            fix,
+            file=file,
+            line=_second_line(text, exc.key),
+        ) from None
+    except RecursionError:
+        raise InputError(
+            "is nested deeper than any verification record (objects in objects, thousands deep)",
+            fix,
+            file=file,
+            line=1,
+        ) from None
 
 
 def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
@@ -297,7 +346,7 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
         f"record it again: paramdiff verify CONNECTION --profile {profile} --pin {pin} --record "
         f"(or delete {file})"
     )
-    text, doc = _decode(data, file, fix)
+    text, doc = _document(data, file, fix)
     lines = _line_of(text)
 
     def fail(what: str, key: str) -> InputError:
@@ -307,23 +356,27 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
         raise fail(f"is not a paramdiff verification record ({RECORD_FORMAT!r})", "format")
     if doc.get("profile") != profile:
         raise fail(
-            f"is a record of profile {doc.get('profile')!r}, not {profile!r} (its file name)",
+            f"is a record of profile {repr(doc.get('profile'))[:80]}, not {profile!r} (its file "
+            "name)",
             "profile",
         )
     if doc.get("pin") != pin:
-        raise fail(f"is a record of pin {doc.get('pin')!r}, not {pin!r} (its file name)", "pin")
+        raise fail(
+            f"is a record of pin {repr(doc.get('pin'))[:80]}, not {pin!r} (its file name)", "pin"
+        )
     derived = doc.get("derived")
     if not isinstance(derived, dict):
         raise fail("'derived' must be an object with file and sha256", "derived")
     time = _text(doc.get("time"), fail, "time")
     if not _TIME.match(time):
         raise fail(f"'time' is {time[:40]!r}, not UTC ISO 8601 (2026-12-02T07:25:36Z)", "time")
+    lock = doc.get("lock_sha256")
     record = Record(
         profile,
         pin,
         _text(derived.get("file"), fail, "derived"),
         _hex(derived.get("sha256"), fail, "derived"),
-        _hex(doc.get("lock_sha256"), fail, "lock_sha256"),
+        None if lock is None else _hex(lock, fail, "lock_sha256"),
         _optional(doc.get("launch"), fail, "launch"),
         tuple(_texts(doc.get("layers"), fail, "layers")),
         _text(doc.get("connection"), fail, "connection"),
@@ -334,10 +387,15 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
     )
     if doc.get("summary") != record.counts():
         raise fail(
-            f"'summary' says {json.dumps(doc.get('summary'))[:80]}, its rows {record.counts()}",
+            f"'summary' says {_quoted(doc.get('summary'))}, its rows {record.counts()}",
             "summary",
         )
     return record
+
+
+def _quoted(value: object) -> str:
+    """A value of the record, as JSON with its escapes, cut short, for an error line."""
+    return json.dumps(value)[:80]
 
 
 Fail = Callable[[str, str], InputError]  # (what, key): the refusal, on the key's line
@@ -348,6 +406,13 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z", re.ASCII)
 def _text(value: object, fail: Fail, key: str) -> str:
     if not isinstance(value, str) or len(value) > 4096:
         raise fail(f"{key!r} must be a string (at most 4096 characters)", key)
+    if not value.isprintable():
+        raise fail(
+            f"{key!r} holds a character that is not printable ({quote(value, 60)}): paramdiff "
+            "writes those as escapes (\\x1b, \\n), so a record holding one was edited to put "
+            "it in the report or a terminal",
+            key,
+        )
     return value
 
 
@@ -370,10 +435,36 @@ def _hex(value: object, fail: Fail, key: str) -> str:
 def _firmware(value: object, fail: Fail) -> Firmware:
     if not isinstance(value, dict):
         raise fail("'vehicle' must be an object", "vehicle")
-    name = _optional(value.get("firmware"), fail, "vehicle")
-    version = _optional(value.get("version"), fail, "vehicle")
-    git = _optional(value.get("git_hash"), fail, "vehicle")
-    return Firmware(name, _text(value.get("frame"), fail, "vehicle"), version, git)
+    fields = {key: _optional(value.get(key), fail, "vehicle") for key in _VEHICLE}
+    for key, (pattern, spelled) in _VEHICLE.items():
+        text = fields[key]
+        if (text is not None or key == "frame") and not pattern.match(text or ""):
+            raise fail(
+                f"'vehicle' {key!r} is {quote(repr(text), 60)}, not as the vehicle reports it "
+                f"({spelled})",
+                "vehicle",
+            )
+    return Firmware(
+        fields["firmware"], fields["frame"] or "", fields["version"], fields["git_hash"]
+    )
+
+
+# What the vehicle's fields are as a pull makes them (vehicle/mavlink_pull.py: HEARTBEAT's type by
+# its MAVLink name, AUTOPILOT_VERSION's version and 8 bytes, each byte but printable ASCII
+# and backslash escaped): nothing else, so a record cannot put markup (``<img src=…>``) or a
+# fake banner in the report's summary line.
+_VEHICLE = {
+    "firmware": (
+        re.compile(f"({'|'.join(sorted(set(_FIRMWARE_BY_TYPE.values())))})\\Z"),
+        "ArduRover, ArduSub, … from HEARTBEAT",
+    ),
+    "frame": (re.compile(r"(MAV_TYPE_[A-Z0-9_]{1,40}|MAV_TYPE \d{1,3})\Z"), "MAV_TYPE_…"),
+    "version": (
+        re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}(-(dev|alpha|beta|rc))?\Z", re.ASCII),
+        "4.7.0-beta",
+    ),
+    "git_hash": (re.compile(r"([ -\[\]-~]|\\x[0-9a-f]{2}){1,8}\Z"), "8 characters: 1a2b3c4d"),
+}
 
 
 def _params(value: object, fail: Fail) -> Iterator[tuple[str, ReadBack]]:
@@ -386,11 +477,11 @@ def _params(value: object, fail: Fail) -> Iterator[tuple[str, ReadBack]]:
         if not isinstance(entry, dict):
             raise fail(f"{name} must be {{expected, read, matched}}", name)
         expected, read = entry.get("expected"), entry.get("read")
-        if not isinstance(expected, int | float) or not _is_number(expected):
-            raise fail(f"{name}: 'expected' must be a number", name)
-        if read is not None and not (isinstance(read, int | float) and _is_number(read)):
-            raise fail(f"{name}: 'read' must be a number, or null (not on the vehicle)", name)
-        back = ReadBack(name, float(expected), None if read is None else float32(read))
+        if not isinstance(expected, int | float) or _held(expected) is None:
+            raise fail(f"{name}: 'expected' {_not_held(expected)}", name)
+        if read is not None and _held(read) is None:
+            raise fail(f"{name}: 'read' {_not_held(read)}, or null (not on the vehicle)", name)
+        back = ReadBack(name, float(expected), _held(read))
         if entry.get("matched") is not back.matched:
             raise fail(
                 f"{name}: 'matched' is {json.dumps(entry.get('matched'))}, but read "
@@ -401,8 +492,65 @@ def _params(value: object, fail: Fail) -> Iterator[tuple[str, ReadBack]]:
         yield name, back
 
 
-def _is_number(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+def _held(x: object) -> float | None:
+    """``x`` as a vehicle holds it (float32), or None: not a number, or none a float32 holds
+    (NaN, infinite, past 3.4e38, an integer of a thousand digits)."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return None
+    try:
+        value = float32(float(x))
+    except OverflowError:  # an int past a double's range
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _not_held(x: object) -> str:
+    if isinstance(x, _Digits):
+        return f"is an integer of {x.digits} digits, past what a float32 parameter holds (3.4e38)"
+    if isinstance(x, float) and not math.isfinite(x):  # NaN, Infinity (json reads them)
+        return f"is {json.dumps(x)}, and {json.dumps(x)} is not a number a vehicle holds"
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        return f"is {_quoted(x)[:24]}, past what a float32 parameter holds (3.4e38)"
+    return f"must be a number (not {_quoted(x)[:24]})"
+
+
+def record_file(root: Path, profile: str, pin: str) -> Path:
+    """Where ``verify --record`` writes the pin's record, checked before the vehicle is read:
+    inside the project (project_path: no link out of it, nor as the record), ``verified`` a
+    folder of its own (not a file, a pipe or a link) and the record, if one is there, a
+    regular file (a FIFO would block the write, a folder refuse it, after the whole pull)."""
+    rel = record_path(profile, pin)
+    path = project_path(root, rel, generated=True)
+    _refuse_kind(path.parent, RECORD_DIR, stat.S_ISDIR, "a folder")
+    _refuse_kind(path, rel, stat.S_ISREG, "a regular file")
+    path.parent.mkdir(exist_ok=True)
+    return path
+
+
+def _refuse_kind(path: Path, rel: str, right: Callable[[int], bool], kind: str) -> None:
+    """InputError unless ``path`` is missing or (not through a link) ``kind``."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not right(mode):
+        what = "a symlink" if stat.S_ISLNK(mode) else describe_kind(mode)
+        what = "a regular file" if stat.S_ISREG(mode) else what
+        raise InputError(
+            f"is {what}, not {kind}: verify --record keeps records as files in the folder "
+            f"{RECORD_DIR}/",
+            "move it away (or delete it), then verify --record again",
+            file=rel,
+        )
+
+
+def write_record(path: Path, record: Record) -> None:
+    """The record written atomically at ``path`` (from record_file), its kind checked again:
+    a pull takes seconds, and the record is written only after it."""
+    rel = record_path(record.profile, record.pin)
+    _refuse_kind(path.parent, RECORD_DIR, stat.S_ISDIR, "a folder")
+    _refuse_kind(path, rel, stat.S_ISREG, "a regular file")
+    write_atomic(path, record_text(record).encode())
 
 
 def load_record(root: Path, profile: str, pin: str) -> Record | None:

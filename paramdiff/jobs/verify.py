@@ -14,15 +14,15 @@ from paramdiff.derive.record import (
     Record,
     firmware_name,
     make_record,
+    record_file,
     record_path,
-    record_text,
+    write_record,
 )
 from paramdiff.digests import sha256_of
 from paramdiff.errors import DriftError, UsageError
-from paramdiff.files import project_path, write_atomic
+from paramdiff.files import project_path
 from paramdiff.jobs.layers import layers
 from paramdiff.pin import Pin
-from paramdiff.render.fit import fit_rows
 from paramdiff.render.sinks import check_file, join_lines
 from paramdiff.render.texttable import table
 from paramdiff.simulation.launch_check import launch_layers
@@ -38,17 +38,13 @@ def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
     yield f"{pulled.connection}: {v.type_name}{firmware}; {len(pulled.params)} parameters"
     yield f"expected: {stack} (last wins)"
     set_by_layers = result.matching + len(result.mismatches)
-    unknown = f", {result.unknown} names the firmware's metadata does not know" * bool(
-        result.unknown
-    )
     yield (
         f"{result.matching} of {set_by_layers} parameters the layers set run that value; "
-        f"{result.unset} more run firmware defaults no layer sets{unknown} (counted, not listed)"
+        f"{result.unset} more run firmware defaults no layer sets (counted, not listed)"
     )
     if result.mismatches:
         yield ""
-        rows = fit_rows(HEADERS, [m.row() for m in result.mismatches])  # the cause wraps
-        yield from table(HEADERS, rows, markdown=False)
+        yield from table(HEADERS, [m.row() for m in result.mismatches], markdown=False)
 
 
 def expected(pin: Pin, launch: str | None) -> tuple[Layers, bool]:
@@ -78,13 +74,11 @@ def verify_vehicle(
     stack, wiped = expected(pin, launch)
     target = record_target(pin) if record else None  # refused before the pull
     pulled = pull(connection, limits, progress)
-    metadata = pin.metadata()
-    known = metadata.params if metadata is not None else None
-    result = verify_running(stack, pulled.values(), wiped, known)
+    result = verify_running(stack, pulled.values(), wiped)
     yield from verification_lines(pulled, result)
     if target is not None:
         kept = record_of(pin, pulled, stack, launch_text(pin, launch))
-        write_atomic(target, record_text(kept).encode())
+        write_record(target, kept)
         yield f"recorded {record_path(pin.profile.name, pin.pin)}: {kept.summary(_rows(pin))}"
     if not result.ok:
         raise DriftError(
@@ -113,31 +107,7 @@ def record_target(pin: Pin) -> Path:
             f"run {derived.regenerate}, restart SITL on it, then verify --record again",
             file=derived.target,
         )
-    lock_digest(pin)  # refused before the pull, not after it
-    rel = record_path(pin.profile.name, pin.pin)
-    target = project_path(pin.config.root, rel, generated=True)
-    folder = target.parent
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(
-            f"{folder.name}/ is not a folder of the project, so the record cannot go there",
-            f"remove or rename {folder.name} (records are kept as {rel})",
-            file=folder.name,
-        )
-    folder.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-def lock_digest(pin: Pin) -> str:
-    """The sha256 of the lock a record names; refused where the project has no lock."""
-    lock = pin.lock()
-    if lock is None:
-        raise UsageError(
-            "there is no sources.lock, so a record could not say which sources it verified",
-            "run paramdiff fetch and derive, restart SITL on the derived file, then verify "
-            "--record again",
-            file="sources.lock",
-        )
-    return lock.sha256
+    return record_file(pin.config.root, pin.profile.name, pin.pin)
 
 
 def _rows(pin: Pin) -> dict[str, float]:
@@ -148,13 +118,14 @@ def _rows(pin: Pin) -> dict[str, float]:
 def record_of(pin: Pin, pulled: Pulled, stack: Layers, launch: str | None) -> Record:
     """The record of one complete pull against the pin's derived file."""
     v = pulled.vehicle
+    lock = pin.lock()
     return make_record(
         profile=pin.profile.name,
         pin=pin.pin,
         derived_file=pin.derived().target,
         derived_sha256=sha256_of(join_lines(pin.derived_lines()).encode()),
         derived=_rows(pin),
-        lock_sha256=lock_digest(pin),
+        lock_sha256=lock.sha256 if lock is not None else None,
         launch=launch,
         layers=[s.file.file for s in stack.layers],
         connection=pulled.connection,

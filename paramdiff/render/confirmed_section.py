@@ -4,6 +4,7 @@ Nothing at all is rendered where the pin has no record."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from paramdiff.derive.record import CONFIRMED, DIFFERS, NOT_SEEN, Record
@@ -40,7 +41,7 @@ def confirmed_section(
     yield ""
     yield f"**{record.summary(derived)}.**"
     yield ""
-    launch = f"`{record.launch}`" if record.launch else "the frame's defaults files"
+    launch = _code(record.launch) if record.launch else "the frame's defaults files"
     yield (
         f"Read back over MAVLink by `paramdiff verify --record` ({record.firmware.frame}, "
         f"{record.time}), launched with {launch}; the record is `{record.file}`. "
@@ -74,6 +75,15 @@ def confirmed_section(
     yield ""
     yield "</details>"
     yield ""
+
+
+def _code(text: str) -> str:
+    """``text`` as one markdown code span, whatever backticks it holds (a launch's command
+    substitution; a record's text is read as it was committed): fenced by one more backtick
+    than its longest run, so nothing in it becomes markup (CommonMark 6.1)."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _value(meta: Metadata | None, name: str, value: float) -> str:

@@ -376,9 +376,12 @@ def _firmware(msg: Any) -> tuple[str | None, str | None]:
     release = RELEASE_TYPES.get(sw & 0xFF, "dev")
     version = f"{sw >> 24 & 0xFF}.{sw >> 16 & 0xFF}.{sw >> 8 & 0xFF}"
     version = f"{version}-{release}" if release else version
-    raw = bytes(msg.flight_custom_version)
-    git = raw.split(b"\0", 1)[0].decode("ascii", "replace") or None
-    return version, git
+    # ArduPilot sends the 8 hex digits of fw_hash_str; any byte but printable ASCII (and the
+    # backslash, so an escape is never ambiguous) is kept as its escape (\x1b, \x0a, \xff):
+    # a control byte never reaches the record, the report or a terminal as itself
+    raw = bytes(msg.flight_custom_version).split(b"\0", 1)[0]
+    git = "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else f"\\x{b:02x}" for b in raw)
+    return version, git or None
 
 
 def _params(session: _Session) -> tuple[dict[str, PulledParam], list[str], list[str]]:
