@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from paramdiff.errors import UsageError
-from paramdiff.parse.launch import SIM_VEHICLE, SITL, parse_launch
+from paramdiff.parse.launch import SIM_VEHICLE, SITL, parse_launch, split
 from paramdiff.simulation import builtin_models as builtin
 from paramdiff.simulation import mixer, physics
 from paramdiff.simulation.geometry import output_functions
@@ -441,3 +441,31 @@ def test_vehicle_choices_are_case_sensitive_as_in_sim_vehicle(given: str, near: 
     with pytest.raises(UsageError, match=f"case-sensitive.*use -v {near}"):
         parse_launch(f"sim_vehicle.py -v {given}")
     assert parse_launch("sim_vehicle.py -v sub").vehicle == "ArduSub"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            "sim_vehicle.py -v Rover \\\n  --add-param-file=d.params",
+            ["sim_vehicle.py", "-v", "Rover", "--add-param-file=d.params"],
+        ),
+        ('a "b \\\nc"', ["a", "b c"]),  # POSIX 2.2.3: removed inside double quotes too
+        ("a 'b \\\nc'", ["a", "b \\\nc"]),  # ... but kept inside single quotes
+        ("a 'b\nc'", ["a", "b\nc"]),  # a quoted newline is part of the word
+    ],
+)
+def test_a_launch_reads_as_a_posix_shell_reads_one_command(text: str, words: list[str]) -> None:
+    assert split(text) == words
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("sim_vehicle.py -v ArduCopter\n--add-param-file=d.params", "unquoted newline on line 1"),
+        ("sim_vehicle.py -v ArduCopter\r -f X", "unquoted carriage return"),
+    ],
+)
+def test_a_launch_the_shell_would_cut_is_refused(text: str, what: str) -> None:
+    with pytest.raises(UsageError, match=what):
+        split(text)

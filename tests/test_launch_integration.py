@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, location_args, run_cli
 
+from paramdiff.parse.launch import split
+
 COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 # The header lines the derived files carried before launches were verified, exactly.
@@ -90,6 +92,8 @@ def test_each_derived_header_carries_a_verified_launch(profile: str) -> None:
     pasted = "\n".join(ln.removeprefix("# ") for ln in block.splitlines()[2:])
     assert shlex.split(pasted.replace("\\\n", "")) == shlex.split(CORRECTED[profile][0])
     assert "\n" not in pasted or pasted.count("\\\n") == pasted.count("\n")
+    # ... and `check --launch` reads the paste as the shell does (#28 review).
+    assert split(pasted) == shlex.split(CORRECTED[profile][0])
 
 
 def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:

@@ -101,9 +101,44 @@ class Launch(NamedTuple):
         return not self.wipe
 
 
+def _joined(text: str) -> str:
+    """``text`` as a POSIX shell reads one command: each backslash-newline outside single
+    quotes removed (a line continuation, as the derived file's header prints long launches);
+    an unquoted newline or carriage return refused, since the shell would end the command
+    there (running the first line alone) or pass the CR inside a word."""
+    out: list[str] = []
+    quote = ""  # the open quote character, if any
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and quote != "'" and text[i + 1 : i + 2] == "\n":
+            i += 2
+            continue
+        if c == "\\" and quote != "'":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        if c in "'\"" and quote in ("", c):
+            quote = "" if quote else c
+        elif c in "\r\n" and not quote:
+            what, effect = (
+                ("newline", "end the command there")
+                if c == "\n"
+                else ("carriage return", "pass it inside a word")
+            )
+            line = text.count("\n", 0, i) + 1
+            raise UsageError(
+                f"launch {text[:80]!r}: an unquoted {what} on line {line}: a shell would {effect}",
+                "give the launch on one line, or end each line but the last with a backslash",
+            )
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def split(text: str) -> list[str]:
     try:
-        words = shlex.split(text)
+        words = shlex.split(_joined(text))
     except ValueError as exc:
         raise UsageError(f"launch {text!r}: {exc}", "quote it as a POSIX shell would") from exc
     if not words:
