@@ -23,6 +23,7 @@ from paramdiff.errors import DriftError, UsageError
 from paramdiff.files import project_path
 from paramdiff.jobs.layers import layers
 from paramdiff.pin import Pin
+from paramdiff.render.fit import fit_rows
 from paramdiff.render.sinks import check_file, join_lines
 from paramdiff.render.texttable import table
 from paramdiff.simulation.launch_check import launch_layers
@@ -38,13 +39,17 @@ def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
     yield f"{pulled.connection}: {v.type_name}{firmware}; {len(pulled.params)} parameters"
     yield f"expected: {stack} (last wins)"
     set_by_layers = result.matching + len(result.mismatches)
+    unknown = f", {result.unknown} names the firmware's metadata does not know" * bool(
+        result.unknown
+    )
     yield (
         f"{result.matching} of {set_by_layers} parameters the layers set run that value; "
-        f"{result.unset} more run firmware defaults no layer sets (counted, not listed)"
+        f"{result.unset} more run firmware defaults no layer sets{unknown} (counted, not listed)"
     )
     if result.mismatches:
         yield ""
-        yield from table(HEADERS, [m.row() for m in result.mismatches], markdown=False)
+        rows = fit_rows(HEADERS, [m.row() for m in result.mismatches])  # the cause wraps
+        yield from table(HEADERS, rows, markdown=False)
 
 
 def expected(pin: Pin, launch: str | None) -> tuple[Layers, bool]:
@@ -74,7 +79,9 @@ def verify_vehicle(
     stack, wiped = expected(pin, launch)
     target = record_target(pin) if record else None  # refused before the pull
     pulled = pull(connection, limits, progress)
-    result = verify_running(stack, pulled.values(), wiped)
+    metadata = pin.metadata()
+    known = metadata.params if metadata is not None else None
+    result = verify_running(stack, pulled.values(), wiped, known)
     yield from verification_lines(pulled, result)
     if target is not None:
         kept = record_of(pin, pulled, stack, launch_text(pin, launch))
