@@ -35,7 +35,7 @@ def parse_any(
         from .sdf import parse_sdf  # `diff` of two params files never loads the SDF reader
 
         return parse_sdf(data, file, joint_roles)
-    if fmt in ("names", "pdef"):
+    if fmt in ("names", "pdef", "thrust_table"):
         raise InputError(
             f"a '{fmt}' file holds no parameter values",
             "compare parameter files or SDF models",
