@@ -25,6 +25,8 @@ from .project import Project, blueos_includes
 # and transports it runs (the fetch stack only when something is fetched), so `compare
 # three-way` on a warm cache never imports the report, the SVG or requests.
 if TYPE_CHECKING:
+    from .derive.model_sdf import DerivedModel
+    from .stages.thrust_curve import ThrustSummary
     from .comparison.classify import Classifier
     from .comparison.compare import Comparison
     from .config.lock import Lock, LockEntry
@@ -41,6 +43,7 @@ CALIBRATION_ROLE = "calibration"
 # A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
 FIRMWARE_DEFAULTS_ROLE = "firmware_defaults"
 METADATA_FORMAT = "pdef"
+DERIVED_MODEL_ROLE = "sitl_models"  # the pinned model the derived model is made from (#27)
 
 T = TypeVar("T")
 
@@ -481,3 +484,33 @@ class Pin:
             _, file, data, resolve = self.pinned_model(role)
             self._model_checks[role] = self.check_model(data, file, resolve)
         return self._model_checks[role]
+
+    # The model side (#27): the thruster data at the profile's voltage, and the derived model.
+    def thrust_summary(self) -> ThrustSummary | None:
+        """The profile's thruster data (``thrusters:``) at its voltage, or None without it."""
+        thrusters = self.profile.thrusters
+        if thrusters is None:
+            return None
+        from .parse.thrust_table import parse_thrust_table
+        from .stages.thrust_curve import summarize
+
+        def made() -> ThrustSummary:
+            f = self.fetched([thrusters.role])[thrusters.role]
+            return summarize(parse_thrust_table(f.data, f.spec.path, thrusters.voltage))
+
+        return self.kept("thrust_summary", made)
+
+    def derived_model(self) -> DerivedModel | None:
+        """The pinned model (role sitl_models) rewritten from the derived parameters and the
+        thruster data, when the profile names a derived model path."""
+        thrusters = self.profile.thrusters
+        summary = self.thrust_summary()
+        if thrusters is None or thrusters.model is None or summary is None:
+            return None
+        from .derive.model_sdf import derive_model
+
+        def made() -> DerivedModel:
+            label, file, data, resolve = self.pinned_model(DERIVED_MODEL_ROLE)
+            return derive_model(data, file, resolve, self.derived().params(), summary, label)
+
+        return self.kept("derived_model", made)
