@@ -25,19 +25,19 @@ from .project import Project, blueos_includes
 # and transports it runs (the fetch stack only when something is fetched), so `compare
 # three-way` on a warm cache never imports the report, the SVG or requests.
 if TYPE_CHECKING:
-    from .derive.model_sdf import DerivedModel
-    from .stages.thrust_curve import ThrustSummary
     from .comparison.classify import Classifier
     from .comparison.compare import Comparison
     from .config.lock import Lock, LockEntry
     from .derive.derived import Derived, Target
     from .derive.layers import Layers, SitlRun
+    from .derive.model_sdf import DerivedModel
     from .fetch.engine import FetchedRole
     from .launch.verify import LaunchResult
     from .overlay.file import Overlay
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
     from .stages.geometry import ModelCheck
+    from .stages.thrust_curve import ThrustSummary
 
 CALIBRATION_ROLE = "calibration"
 # A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added

@@ -53,6 +53,7 @@ def check_outputs(
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     if own_derived:
         _derived_up_to_date(ctx, derived, out)
+        _derived_model_up_to_date(ctx, derived, out)
     elif asked:
         out.warnings.append(
             f"{derived.target} is pin {ctx.profile.default_pin}'s file (default_pin), so it is "
@@ -151,6 +152,26 @@ def _derived_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
             line,
         )
         out.diffs.append(result.diff)
+
+
+def _derived_model_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
+    """The committed derived model (``thrusters: model:``) equals what derive writes."""
+    from ..jobs.derive import model_outputs
+
+    for lines, where in model_outputs(ctx):
+        assert where is not None and where.path is not None  # the profile's own path
+        lines = list(lines)
+        result = check_file(where.path, lines, where.label)
+        if result.up_to_date:
+            out.passed.append(f"{where.label} is up to date")
+        else:
+            out.fail(
+                f"{where.label} differs from what derive writes",
+                derived.regenerate,
+                where.label,
+                first_difference(where.path, lines),
+            )
+            out.diffs.append(result.diff)
 
 
 def _report_up_to_date(ctx: Pin, out: CheckOutcome) -> None:

@@ -281,12 +281,16 @@ def derive_model(
     thruster on the side SERVO(N+1)_FUNCTION names, found by the model's geometry (a
     thruster at FRD y < 0 is the port one, stages/thrusters.py)."""
     channels, tree, to_frd = read_model(data, file, resolve)
-    placed, _ = place(channels, tree, to_frd)
-    sides = {
-        (THROTTLE_LEFT if act.frd_position[1] < 0 else THROTTLE_RIGHT): act.joint.name
-        for act in placed.values()
-    }
-    topics = {t.joint: "/" + t.topic for t in read_actuation(data, file).thrusters}
+    thrusters = read_actuation(data, file).thrusters
+    topics = {t.joint: "/" + t.topic for t in thrusters}
+    sides: dict[int, str] = {}
+    if channels:
+        # Each Thruster's joint placed as if a channel drove it: whichever channel drives
+        # it now, its side is where the geometry puts it.
+        probes = [channels[0]._replace(channel=i, joint=t.joint) for i, t in enumerate(thrusters)]
+        placed, _ = place(probes, tree, to_frd)
+        for act in placed.values():
+            sides[THROTTLE_LEFT if act.frd_position[1] < 0 else THROTTLE_RIGHT] = act.joint.name
     plans: list[ChannelPlan] = []
     for n in range(1, 33):
         function = params.get(f"SERVO{n}_FUNCTION")
@@ -304,8 +308,8 @@ def derive_model(
         name = "ThrottleLeft" if function == THROTTLE_LEFT else "ThrottleRight"
         source = f"SERVO{n}_FUNCTION {function:g} ({name}) is the {side} thruster"
         plans.append(channel_plan(n - 1, joint, topics[joint], params, summary, source))
-    thrusters = [
+    limits = [
         thruster_plan(p.joint, p.multiplier, p.servo_max - p.servo_min, summary) for p in plans
     ]
-    out, changes = rewrite(data, file, plans, thrusters)
+    out, changes = rewrite(data, file, plans, limits)
     return DerivedModel(out, changes, summary, pinned)
