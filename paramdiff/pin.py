@@ -370,9 +370,15 @@ class Pin:
         if not self.profile.launches:
             return built
         # The header's "Load it with" line: the first declared launch check verifies.
-        from .render.launch import load_line
+        from .render.launch import load_line, load_model
 
-        return replace(built, launches_declared=True, load_with=load_line(self.launch_results()))
+        results = self.launch_results()
+        return replace(
+            built,
+            launches_declared=True,
+            load_with=load_line(results),
+            load_model=load_model(results),
+        )
 
     @once
     def launch_results(self) -> list[LaunchResult]:
