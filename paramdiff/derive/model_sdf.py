@@ -267,6 +267,7 @@ class DerivedModel(NamedTuple):
     changes: list[Change]
     summary: ThrustSummary
     pinned: str  # the pinned model's label
+    pinned_data: bytes  # what it was made from (the report's "old" column)
 
 
 def derive_model(
@@ -312,4 +313,4 @@ def derive_model(
         thruster_plan(p.joint, p.multiplier, p.servo_max - p.servo_min, summary) for p in plans
     ]
     out, changes = rewrite(data, file, plans, limits)
-    return DerivedModel(out, changes, summary, pinned)
+    return DerivedModel(out, changes, summary, pinned, data)

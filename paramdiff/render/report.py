@@ -13,6 +13,7 @@ from .comparison import render
 from .confirmed import confirmed_section, sitl_cell
 from .fidelity import actuator_consequence, actuator_section
 from .layers import layer_md
+from .model_side import model_side_section
 from .report_inputs import ReportInputs
 from .report_model import channel_section
 
@@ -136,6 +137,14 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
 
 def _actuators(inp: ReportInputs) -> Iterator[str]:
     yield from actuator_section(inp.actuators, inp.model_label, inp.acknowledged)
+    thrusters = inp.profile.thrusters
+    yield from model_side_section(
+        inp.thrust,
+        inp.derived_model,
+        inp.thrust_findings,
+        thrusters.model if thrusters else None,
+        inp.derived_params,
+    )
 
 
 def _intro(inp: ReportInputs) -> Iterator[str]:
