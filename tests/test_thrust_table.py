@@ -82,3 +82,45 @@ def test_the_t200_workbook_at_16_v(upstream: Path) -> None:
     assert (curve.pwm_us[0], curve.pwm_us[-1]) == (1100, 1900)
     assert max(curve.thrust_n) == pytest.approx(51.44, abs=0.01)
     assert min(curve.thrust_n) == pytest.approx(-39.91, abs=0.01)
+
+
+THRUSTERS_YAML = """version: 1
+profiles:
+  boat:
+    thrusters: {thrusters}
+    pins:
+      "1":
+        hardware: {{repo: o/r, ref: master, path: a.params, format: params}}
+        t200: {{repo: o/r, ref: master, path: t.xlsx, format: thrust_table}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("thrusters", "what"),
+    [
+        ("{role: hardware, voltage: 16, voltage_reason: x}", "not a thrust_table role"),
+        ("{role: t200, voltage: -1, voltage_reason: x}", "is not a number of volts"),
+        ("{role: t200, voltage: 16}", "voltage_reason"),
+        ("{role: t200, voltage: 16, voltage_reason: x, model: sources.yaml}", "must not write"),
+    ],
+)
+def test_a_bad_thrusters_block_is_refused_on_its_line(
+    tmp_path: Path, thrusters: str, what: str
+) -> None:
+    from paramdiff.config.sources import parse_config
+
+    data = THRUSTERS_YAML.format(thrusters=thrusters).encode()
+    with pytest.raises(InputError) as caught:
+        parse_config(data, "sources.yaml", tmp_path)
+    assert what in str(caught.value)
+    assert caught.value.line == 4
+
+
+def test_a_thrusters_block_is_read(tmp_path: Path) -> None:
+    from paramdiff.config.sources import parse_config
+
+    block = "{role: t200, voltage: 14.8, voltage_reason: 4S nominal, model: out/m.sdf}"
+    config = parse_config(THRUSTERS_YAML.format(thrusters=block).encode(), "sources.yaml", tmp_path)
+    thrusters = config.profile("boat").thrusters
+    assert thrusters is not None
+    assert (thrusters.role, thrusters.voltage, thrusters.model) == ("t200", 14.8, "out/m.sdf")
