@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from .config.lock import Lock, LockEntry
     from .derive.derived import Derived, Target
     from .derive.layers import Layers, SitlRun
-    from .derive.model_sdf import DerivedModel
     from .fetch.engine import FetchedRole
     from .launch.verify import LaunchResult
     from .overlay.file import Overlay
     from .parse.sdf import Channel
     from .parse.sdf_paths import Resolver
+    from .stages.derived_model import DerivedModel
     from .stages.geometry import ModelCheck
     from .stages.thrust_curve import ThrustSummary
 
@@ -513,7 +513,7 @@ class Pin:
         summary = self.thrust_summary()
         if thrusters is None or thrusters.model is None or summary is None:
             return None
-        from .derive.model_sdf import derive_model
+        from .stages.derived_model import derive_model
 
         def made() -> DerivedModel:
             label, file, data, resolve = self.pinned_model(DERIVED_MODEL_ROLE)

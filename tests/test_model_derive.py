@@ -1,4 +1,4 @@
-"""derive's model side (derive/model_sdf.py): a small boat SDF the test writes, its channels
+"""derive's model side (stages/derived_model.py): a small boat SDF the test writes, its channels
 and Thruster limits rewritten from SERVOn_* and a thrust curve; text edits with provenance,
 everything else byte for byte, idempotent, and a right model touched only where thrust differs."""
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from paramdiff.derive.model_sdf import derive_model
 from paramdiff.errors import InputError
 from paramdiff.parse.sdf import read_channels
 from paramdiff.parse.sdf_thruster import read_actuation
 from paramdiff.parse.thrust_table import ThrustCurve
+from paramdiff.stages.derived_model import derive_model
 from paramdiff.stages.thrust_curve import summarize
 
 

@@ -21,10 +21,12 @@ import re
 import zipfile
 from dataclasses import dataclass
 from itertools import pairwise
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Standard gravity (kgf to newtons), as the CGPM defines it.
 G0 = 9.80665
@@ -64,6 +66,8 @@ def parse_thrust_table(data: bytes, file: str, voltage: float) -> ThrustCurve:
 
 
 def _xlsx_sheets(data: bytes, file: str) -> list[_Sheet]:
+    import pandas as pd  # only a workbook needs it (and a warm `check` of others never does)
+
     try:
         frames = pd.read_excel(io.BytesIO(data), sheet_name=None, header=0, engine="openpyxl")
     except (zipfile.BadZipFile, ValueError, KeyError, OSError) as exc:
@@ -115,6 +119,8 @@ def _force_scale(header: str, file: str, where: str) -> float:
 
 
 def _sheet(frame: pd.DataFrame, file: str, name: str, volts: float) -> _Sheet:
+    import pandas as pd
+
     headers = [str(h).strip() for h in frame.columns]
     pwm_col = _column(headers, file, name, "pwm", "the table needs a 'PWM (µs)' column")
     force_col = _column(headers, file, name, "force", "the table needs a 'Force (Kg f)' column")

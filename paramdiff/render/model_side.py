@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..derive.model_sdf import DerivedModel
 from ..parse.sdf import read_channels
 from ..parse.sdf_thruster import read_actuation
+from ..stages.derived_model import DerivedModel
 from ..stages.thrust_curve import ThrustSummary
 from ..stages.thrusters import THROTTLE_LEFT, THROTTLE_RIGHT
 from .texttable import markdown_table

@@ -20,8 +20,8 @@ from ..stages.channels import Finding
 from ..stages.fidelity import Fidelity
 
 if TYPE_CHECKING:
-    from ..derive.model_sdf import DerivedModel
     from ..launch.verify import LaunchResult
+    from ..stages.derived_model import DerivedModel
     from ..stages.thrust_curve import ThrustSummary
 
 

@@ -31,10 +31,10 @@ from typing import NamedTuple
 from ..errors import InputError
 from ..parse.sdf_paths import Resolver
 from ..parse.sdf_thruster import read_actuation
-from ..stages.actuators import place
-from ..stages.geometry import read_model
-from ..stages.thrust_curve import ThrustSummary
-from ..stages.thrusters import THROTTLE_LEFT, THROTTLE_RIGHT
+from .actuators import place
+from .geometry import read_model
+from .thrust_curve import ThrustSummary
+from .thrusters import THROTTLE_LEFT, THROTTLE_RIGHT
 
 _COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
 _PLUGIN = re.compile(rb"<plugin\b[^>]*>.*?</plugin>", re.DOTALL)
