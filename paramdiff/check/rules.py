@@ -157,7 +157,11 @@ def _derived_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
 def _derived_model_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
     """The committed derived model (``thrusters: model:``) equals what derive writes."""
     from ..jobs.derive import model_outputs
+    from ..jobs.report import thrust_findings
 
+    # The roadmap's rule: the limits come from the data; a parameter that disagrees with it
+    # is a finding about the vehicle's calibration, a warning, never a failure.
+    out.warnings += [f"thruster data: {f}" for f in thrust_findings(ctx, ctx.thrust_summary())]
     for lines, where in model_outputs(ctx):
         assert where is not None and where.path is not None  # the profile's own path
         lines = list(lines)

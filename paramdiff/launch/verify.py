@@ -139,8 +139,11 @@ def _model(
     if ref is None and extra:
         return extra[0].as_posix(), extra[0].as_posix(), read_local(extra[0]), local_resolver()
     if ref is None:
-        targets = [*ctx.profile.target_models, *(["sitl_models"] if "sitl_models" in ctx.specs
-                                                 else [])]  # fmt: skip
+        # The profile's derived model first (#27): the model its own launches run.
+        thrusters = ctx.profile.thrusters
+        derived = [thrusters.model] if thrusters and thrusters.model else []
+        targets = [*derived, *ctx.profile.target_models,
+                   *(["sitl_models"] if "sitl_models" in ctx.specs else [])]  # fmt: skip
         ref = targets[0] if targets else None
     if ref is None:
         return None
