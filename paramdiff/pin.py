@@ -517,6 +517,15 @@ class Pin:
 
         def made() -> DerivedModel:
             label, file, data, resolve = self.pinned_model(DERIVED_MODEL_ROLE)
-            return derive_model(data, file, resolve, self.derived().params(), summary, label)
+            # _built: the derived file's values (derived() verifies the launches, which run
+            # this model).
+            return derive_model(data, file, resolve, self._built().params(), summary, label)
 
         return self.kept("derived_model", made)
+
+    def derived_model_bytes(self) -> tuple[bytes, Resolver] | None:
+        """The derived model's bytes and the pinned model's include resolver (its launches)."""
+        model = self.derived_model()
+        if model is None:
+            return None
+        return model.data, self.pinned_model(DERIVED_MODEL_ROLE)[3]

@@ -52,6 +52,8 @@ class PinFiles(Protocol):
 
     def derived_source(self) -> Source: ...
 
+    def derived_model_bytes(self) -> tuple[bytes, Resolver] | None: ...
+
 
 ADHOC = "(command line)"
 
@@ -150,6 +152,13 @@ def _model(
     if ref in ctx.specs:
         _, file, data, resolve_include = ctx.pinned_model(ref)
         return ref, file, data, resolve_include
+    thrusters = ctx.profile.thrusters
+    if thrusters is not None and ref == thrusters.model:
+        # The derived model as derive writes it (check holds the committed copy to it): a
+        # fresh checkout's `derive` verifies its launches before the file exists.
+        made = ctx.derived_model_bytes()
+        if made is not None:
+            return ref, ref, made[0], made[1]
     path = ctx.config.root / ref
     return ref, ref, read_local(path), local_resolver()
 
