@@ -91,9 +91,12 @@ def test_each_derived_header_carries_a_verified_launch(profile: str) -> None:
 
 def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
     result = run_cli(["layers", *repo, "--profile", "blueboat", "--launch", ROS2])
-    # exit 1: without the derived file the firmware's SERVOn_MIN/MAX run (the FAIL lines)
+    # exit 1: without the derived file rover-skid.parm's outputs run (SERVO1 ThrottleLeft),
+    # which the derived model, made for the derived file, is not wired for (the FAIL lines)
     assert result.exit_code == 1, result.output
-    assert "(not set: firmware default)" in result.output
+    assert "derived/blueboat_model.sdf: channel 0 (motor_stbd_joint, SERVO1): geometry" in (
+        result.output
+    )
     out = result.output
     assert (
         "1. rover-skid.parm (--defaults): rover_skid_defaults, ArduPilot/ardupilot@5764606ecdaf"
@@ -120,14 +123,14 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
     assert [ly.source.role for ly in result.layers] == ["rover_skid_defaults", "dds_udp_defaults"]
     assert any("no -w" in n for n in result.notes)
-    # Without the derived file the firmware's SERVOn_MIN/MAX defaults run: the model's range
-    # findings then are this launch's own, and no acknowledgement (of the declared line) fits.
+    # Without the derived file rover-skid.parm's outputs run: the derived model's channel
+    # findings then are this launch's own, and no acknowledgement fits.
     assert not result.passed
     # First: the launch loads nothing of ours (paramdiff/launch/frame.py), with its fix.
     assert result.findings[0].text.startswith("the profile's derived file is not loaded")
     assert "derived/blueboat_sitl.params last in --defaults" in result.findings[0].fix
-    own = [f for f in result.findings[1:] if "steering reversed" not in f.text]
-    assert all("(not set: firmware default)" in f.text for f in own)
+    assert result.findings[1:]
+    assert all(f.text.startswith("derived/blueboat_model.sdf: ") for f in result.findings[1:])
     declared = adhoc(ctx, ROS2 + ",derived/blueboat_sitl.params", [])
     assert [ly.kind for ly in declared.layers] == ["pinned", "pinned", "derived"]
     assert declared.passed  # on the derived model, with no acknowledgement
