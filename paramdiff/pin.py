@@ -46,17 +46,20 @@ if TYPE_CHECKING:
     from paramdiff.comparison.sitl_layers import Layers, SitlRun
     from paramdiff.config.lock import Lock, LockEntry
     from paramdiff.derive.derived import Derived, Target
+    from paramdiff.derive.derived_model import DerivedModel
     from paramdiff.fetch.engine import FetchedRole
     from paramdiff.overlay.file import Overlay
     from paramdiff.parse.sdf import Channel
     from paramdiff.parse.sdf_paths import Resolver
     from paramdiff.simulation.geometry import ModelCheck
     from paramdiff.simulation.launch_check import LaunchResult
+    from paramdiff.simulation.thrust_curve import ThrustSummary
 
 CALIBRATION_ROLE = "calibration"
 # A pulled, freshly wiped SITL of the pin's firmware: what it runs before any file is added
 FIRMWARE_DEFAULTS_ROLE = "firmware_defaults"
 METADATA_FORMAT = "pdef"
+DERIVED_MODEL_ROLE = "sitl_models"  # the pinned model the derived model is made from (#27)
 
 T = TypeVar("T")
 
@@ -366,8 +369,15 @@ class Pin:
         if not self.profile.launches:
             return built
         # The header's "Load it with" line: the first declared launch check verifies.
+        from paramdiff.render.launch_text import load_model
 
-        return replace(built, launches_declared=True, load_with=load_line(self.launch_results()))
+        results = self.launch_results()
+        return replace(
+            built,
+            launches_declared=True,
+            load_with=load_line(results),
+            load_model=load_model(results),
+        )
 
     @once
     def launch_results(self) -> list[LaunchResult]:
@@ -468,3 +478,42 @@ class Pin:
             _, file, data, resolve = self.pinned_model(role)
             self._model_checks[role] = self.check_model(data, file, resolve)
         return self._model_checks[role]
+
+    # The model side (#27): the thruster data at the profile's voltage, and the derived model.
+    def thrust_summary(self) -> ThrustSummary | None:
+        """The profile's thruster data (``thrusters:``) at its voltage, or None without it."""
+        thrusters = self.profile.thrusters
+        if thrusters is None:
+            return None
+        from paramdiff.parse.thrust_table import parse_thrust_table
+        from paramdiff.simulation.thrust_curve import summarize
+
+        def made() -> ThrustSummary:
+            f = self.fetched([thrusters.role])[thrusters.role]
+            return summarize(parse_thrust_table(f.data, f.spec.path, thrusters.voltage))
+
+        return self.kept("thrust_summary", made)
+
+    def derived_model(self) -> DerivedModel | None:
+        """The pinned model (role sitl_models) rewritten from the derived parameters and the
+        thruster data, when the profile names a derived model path."""
+        thrusters = self.profile.thrusters
+        summary = self.thrust_summary()
+        if thrusters is None or thrusters.model is None or summary is None:
+            return None
+        from paramdiff.derive.derived_model import derive_model
+
+        def made() -> DerivedModel:
+            label, file, data, resolve = self.pinned_model(DERIVED_MODEL_ROLE)
+            # _built: the derived file's values (derived() verifies the launches, which run
+            # this model).
+            return derive_model(data, file, resolve, self._built().params(), summary, label)
+
+        return self.kept("derived_model", made)
+
+    def derived_model_bytes(self) -> tuple[bytes, Resolver] | None:
+        """The derived model's bytes and the pinned model's include resolver (its launches)."""
+        model = self.derived_model()
+        if model is None:
+            return None
+        return model.data, self.pinned_model(DERIVED_MODEL_ROLE)[3]

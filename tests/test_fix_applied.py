@@ -85,7 +85,9 @@ def test_a_frame_file_after_the_derived_file_names_the_winner_and_reordering_fix
 ) -> None:
     launch = f"ardurover -w --model JSON --defaults {BOAT},rover-skid.parm,dds_udp.parm"
     result = run(upstream, "blueboat", launch)
-    texts = [f.text for f in result.findings]
+    # The derived model's own finding (it steers backwards on the frame's outputs) aside:
+    # the model is built for the derived file, which the frame file here overrides.
+    texts = [f.text for f in result.findings if not f.text.startswith("derived/blueboat_model")]
     assert any(t.startswith("SERVO1_FUNCTION: derived/blueboat_sitl.params sets 74") for t in texts)
     assert all("rover-skid.parm (--defaults) loads after it" in t for t in texts), texts
     fix = result.findings[0].fix

@@ -98,9 +98,12 @@ def test_each_derived_header_carries_a_verified_launch(profile: str) -> None:
 
 def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
     result = run_cli(["layers", *repo, "--profile", "blueboat", "--launch", ROS2])
-    # exit 1: without the derived file the firmware's SERVOn_MIN/MAX run (the FAIL lines)
+    # exit 1: without the derived file rover-skid.parm's outputs run (SERVO1 ThrottleLeft),
+    # which the derived model, made for the derived file, is not wired for (the FAIL lines)
     assert result.exit_code == 1, result.output
-    assert "(not set: firmware default)" in result.output
+    assert "derived/blueboat_model.sdf: channel 0 (motor_stbd_joint, SERVO1): geometry" in (
+        result.output
+    )
     out = result.output
     assert (
         "1. rover-skid.parm (--defaults): rover_skid_defaults, ArduPilot/ardupilot@5764606ecdaf"
@@ -108,7 +111,11 @@ def test_ros2_launch_loads_its_defaults_verbatim(repo: list[str]) -> None:
     )
     assert "2. dds_udp.parm (--defaults): dds_udp_defaults, ArduPilot/ardupilot@649adbc9b81a" in out
     assert "rover.parm" not in out.replace("rover-skid.parm", "")
-    assert "steering  steer right → turns right (clockwise seen from above) [ok]" in out
+    # The derived model is built for the derived file's outputs (SERVO1 ThrottleRight); with
+    # rover-skid.parm's SERVO1 ThrottleLeft it steers backwards, as it should be told.
+    assert (
+        "steering  steer right → turns left (counter-clockwise seen from above) [REVERSED]" in out
+    )
 
 
 def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
@@ -123,16 +130,18 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
     assert [ly.source.role for ly in result.layers] == ["rover_skid_defaults", "dds_udp_defaults"]
     assert any("no -w" in n for n in result.notes)
-    # Without the derived file the firmware's SERVOn_MIN/MAX defaults run: the model's range
-    # findings then are this launch's own, and no acknowledgement (of the declared line) fits.
+    # Without the derived file rover-skid.parm's outputs run: the derived model's channel
+    # findings then are this launch's own, and no acknowledgement fits.
     assert not result.passed
     # First: the launch loads nothing of ours (paramdiff/simulation/frame.py), with its fix.
     assert result.findings[0].text.startswith("the profile's derived file is not loaded")
     assert "derived/blueboat_sitl.params last in --defaults" in result.findings[0].fix
-    assert all("(not set: firmware default)" in f.text for f in result.findings[1:])
+    assert result.findings[1:]
+    assert all(f.text.startswith("derived/blueboat_model.sdf: ") for f in result.findings[1:])
     declared = adhoc(ctx, ROS2 + ",derived/blueboat_sitl.params", [])
     assert [ly.kind for ly in declared.layers] == ["pinned", "pinned", "derived"]
-    assert declared.passed  # the model's findings are acknowledged in the overlay
+    assert declared.passed  # on the derived model, with no acknowledgement
+    assert declared.acknowledged == [] and declared.model == "derived/blueboat_model.sdf"
 
 
 def test_the_header_line_loads_the_derived_file() -> None:
@@ -148,22 +157,28 @@ def test_blueboat_fails_without_its_acknowledgements(tmp_path: Path, upstream: P
     base = copy_project(tmp_path / "p")
     overlay = base / "overlays/blueboat_sitl.yaml"
     text = overlay.read_text()
-    head, rest = text.split("\n# Findings about a Gazebo model", 1)
+    head, rest = text.split("\n# Findings about the pinned upstream Gazebo model", 1)
     overlay.write_text(head + "\n" + rest[rest.index("\ndeltas:") :])
     loc = location_args(base, tmp_path / "c", upstream)
     result = run_cli(["check", "-v", *loc, "--profile", "blueboat"])
     assert result.exit_code == 1
-    assert "launch gazebo: sitl_models: steering reversed" in result.output
+    # The launches run the derived model and need none; the pinned model's actuator findings
+    # (the report reads it) are what the acknowledgements were for.
+    assert "steering reversed" not in result.output
+    assert "thrust-ratio:SERVO1" in result.output
 
 
 def test_a_stale_acknowledgement_fails(tmp_path: Path, upstream: Path) -> None:
     base = copy_project(tmp_path / "p")
     overlay = base / "overlays/blueboat_sitl.yaml"
-    overlay.write_text(overlay.read_text().replace("steer right → turns left", "steer left", 1))
+    text = overlay.read_text().replace(
+        "finding: thrust-ratio:SERVO3", "finding: thrust-ratio:SERVO4"
+    )
+    overlay.write_text(text)
     loc = location_args(base, tmp_path / "c", upstream)
     result = run_cli(["check", "-v", *loc, "--profile", "blueboat"])
     assert result.exit_code == 1
-    assert "is stale: no finding is 'sitl_models: steering reversed: steer left" in result.output
+    assert "is stale: no finding is 'thrust-ratio:SERVO4'" in result.output
 
 
 def test_a_copy_of_the_model_with_other_bytes_is_not_acknowledged(
@@ -192,7 +207,7 @@ def test_report_has_a_section_per_declared_launch() -> None:
     row = "| `sub-6dof.parm` | frame vectored_6dof | sub_6dof_defaults |"
     assert f"| 1 {row} ArduPilot/ardupilot@4e52657d9461 |" in heavy
     boat = (ROOT / "reports/blueboat-4.7.md").read_text()
-    assert "### Launch `gazebo` — passes, 5 finding(s) acknowledged" in boat
+    assert "### Launch `gazebo` — passes\n" in boat
     assert "| steering | steer right |" in boat
 
 

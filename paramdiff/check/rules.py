@@ -54,6 +54,7 @@ def check_outputs(
     out.passed.append(f"overlay {derived.overlay.file} is valid and not stale")
     if own_derived:
         _derived_up_to_date(ctx, derived, out)
+        _derived_model_up_to_date(ctx, derived, out)
     elif asked:
         out.warnings.append(
             f"{derived.target} is pin {ctx.profile.default_pin}'s file (default_pin), so it is "
@@ -149,6 +150,30 @@ def _derived_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
             line,
         )
         out.diffs.append(result.diff)
+
+
+def _derived_model_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:
+    """The committed derived model (``thrusters: model:``) equals what derive writes."""
+    from paramdiff.jobs.derive import model_outputs
+    from paramdiff.jobs.report import thrust_findings
+
+    # The roadmap's rule: the limits come from the data; a parameter that disagrees with it
+    # is a finding about the vehicle's calibration, a warning, never a failure.
+    out.warnings += [f"thruster data: {f}" for f in thrust_findings(ctx, ctx.thrust_summary())]
+    for lines, where in model_outputs(ctx):
+        assert where is not None and where.path is not None  # the profile's own path
+        lines = list(lines)
+        result = check_file(where.path, lines, where.label)
+        if result.up_to_date:
+            out.passed.append(f"{where.label} is up to date")
+        else:
+            out.fail(
+                f"{where.label} differs from what derive writes",
+                derived.regenerate,
+                where.label,
+                first_difference(where.path, lines),
+            )
+            out.diffs.append(result.diff)
 
 
 def _report_up_to_date(ctx: Pin, out: CheckOutcome) -> None:

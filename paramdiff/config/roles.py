@@ -13,7 +13,8 @@ from paramdiff.config.yamlfile import KeyPath, YamlDoc
 from paramdiff.errors import quote
 
 PARAM_FORMATS = ("auto", "params", "mp", "qgc", "blueos")
-FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef")
+# thrust_table: a thruster's measured thrust against PWM (parse/thrust_table.py)
+FORMATS = (*PARAM_FORMATS, "sdf", "names", "pdef", "thrust_table")
 TRANSPORTS = ("https", "git", "mirror")
 
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")

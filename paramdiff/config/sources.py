@@ -69,6 +69,18 @@ class DeclaredLaunch(NamedTuple):
     model: str | None = None  # the Gazebo model a JSON launch runs: a role or a path
 
 
+class Thrusters(NamedTuple):
+    """``thrusters:``: the thruster data a profile's model side is derived from (a
+    thrust_table role), the battery voltage it is read at and why, and where the derived
+    model goes."""
+
+    role: str
+    voltage: float
+    voltage_reason: str
+    model: str | None  # the derived model's path, e.g. derived/blueboat_model.sdf
+    line: int
+
+
 @dataclass(slots=True)
 class Profile:
     """One vehicle in sources.yaml: its pins, roles, overlay, derived and report paths, SITL
@@ -89,6 +101,7 @@ class Profile:
     sitl_vehicle: str | None = None  # sim_vehicle.py -v, e.g. Rover or ArduSub
     vehicle_noun: str = "vehicle"  # how the report names it: "the boat turns the wrong way"
     launches: tuple[DeclaredLaunch, ...] = ()  # the first one check verifies goes in the header
+    thrusters: Thrusters | None = None
 
     def pin(self, pin: str | None) -> tuple[str, dict[str, SourceSpec]]:
         pin = pin or self.default_pin
@@ -164,6 +177,7 @@ PROFILE_KEYS = {
     "sitl_vehicle",
     "vehicle_noun",
     "launches",
+    "thrusters",
 }
 
 
@@ -207,7 +221,39 @@ def _profile(doc: YamlDoc, path: KeyPath, name: str, raw: Any) -> Profile:
         else None,
         vehicle_noun=text(doc, (*path, "vehicle_noun"), raw.get("vehicle_noun", "vehicle")),
         launches=_launches(doc, (*path, "launches"), raw.get("launches"), pins),
+        thrusters=_thrusters(doc, (*path, "thrusters"), raw.get("thrusters"), pins, overlay),
     )
+
+
+def _thrusters(
+    doc: YamlDoc, path: KeyPath, raw: Any, pins: Pins, overlay: str | None
+) -> Thrusters | None:
+    """``thrusters: {role, voltage, voltage_reason, model}``: the role a thrust_table of every
+    pin, the voltage a positive number of volts with its reason."""
+    if raw is None:
+        return None
+    check_keys(doc, path, raw, {"role", "voltage", "voltage_reason"}, {"model"})
+    role = text(doc, (*path, "role"), raw["role"])
+    for pin, specs in pins.items():
+        if role not in specs or specs[role].format != "thrust_table":
+            raise doc.error(
+                (*path, "role"),
+                f"thrusters role '{role}' is not a thrust_table role of pin '{pin}'",
+                "pin the thruster data in every pin with format: thrust_table",
+            )
+    voltage = raw["voltage"]
+    if isinstance(voltage, bool) or not isinstance(voltage, (int, float)) or not voltage > 0:
+        raise doc.error(
+            (*path, "voltage"),
+            f"voltage {quote(repr(voltage))} is not a number of volts",
+            "write the battery pack's voltage, e.g. voltage: 16",
+        )
+    reason = text(doc, (*path, "voltage_reason"), raw["voltage_reason"])
+    model = None
+    if "model" in raw:
+        model = check_relpath(raw["model"], doc, (*path, "model"))
+        _check_output_path(doc, (*path, "model"), model, overlay)
+    return Thrusters(role, float(voltage), reason, model, doc.line(path))
 
 
 Pins = dict[str, dict[str, SourceSpec]]

@@ -67,6 +67,7 @@ class Derived:
     # The first declared launch check verifies: (command, files it loads in order); None
     # when the profile declares launches and none passes (set by Pin.derived).
     load_with: tuple[str, list[str]] | None = None
+    load_model: str | None = None  # the Gazebo model that launch runs (its label)
     launches_declared: bool = False
 
     @property

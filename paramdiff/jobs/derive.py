@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,31 @@ def derive_file(
         _minimal_output(pin, output)
     target = derived_output(pin, output, fmt)  # refused before any warning about the rows
     lines, warnings = derived_lines(pin, fmt, minimal)
-    return Outputs([(lines, target)], warnings)
+    files: list[tuple[Iterable[str], Output | None]] = [(lines, target)]
+    if output is None and not minimal:
+        files += model_outputs(pin)
+    return Outputs(files, warnings)
+
+
+def model_outputs(pin: Pin) -> list[tuple[Iterable[str], Output | None]]:
+    """The derived model (``thrusters: model:``), written beside the params file by the
+    default pin (one model per profile, as one derived file)."""
+    thrusters = pin.profile.thrusters
+    if thrusters is None or thrusters.model is None or pin.pin != pin.profile.default_pin:
+        return []
+    model = pin.derived_model()
+    if model is None:  # pragma: no cover - a model path always derives one
+        return []
+    text = model.data.decode()
+    if not text.endswith("\n") or "\r" in text:
+        raise ConfigError(
+            f"{model.pinned} does not end with a newline or has CR line ends, so the derived "
+            "model could not keep its bytes",
+            "pin a model with LF line ends",
+        )
+    fix = derive_command(pin.profile.name, pin.pin)
+    where = output_for(pin.config.root, None, thrusters.model, fix)
+    return [(text[:-1].split("\n"), where)]
 
 
 def derived_lines(

@@ -19,6 +19,8 @@ from paramdiff.render.report_inputs import ReportInputs
 from paramdiff.render.report_markdown import render_report
 from paramdiff.render.report_model import render_picture, svg_output
 from paramdiff.render.sinks import Output, Outputs, join_lines, output_for
+from paramdiff.simulation.thrust_curve import ThrustSummary, calibration_findings
+from paramdiff.simulation.thrusters import THROTTLE_LEFT, THROTTLE_RIGHT
 
 if TYPE_CHECKING:
     from paramdiff.render.report_inputs import ReportInputs
@@ -73,6 +75,7 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
         actuators = model_fidelity(pin, data, label, model.channels, sha256_of(data))
         acknowledged = set()
     record = load_record(pin.config.root, pin.profile.name, pin.pin)
+    summary = pin.thrust_summary()
     # the digest only where a record is compared with it (the file is rendered for it)
     digest = sha256_of(join_lines(pin.derived_lines()).encode()) if record else ""
     return ReportInputs(
@@ -92,7 +95,23 @@ def report_inputs(pin: Pin, model_file: Path | None = None) -> ReportInputs:
         model=label,
         record=record,
         derived_sha256=digest,
+        thrust=summary,
+        thrust_findings=thrust_findings(pin, summary),
+        derived_model=pin.derived_model(),
     )
+
+
+def thrust_findings(pin: Pin, summary: ThrustSummary | None) -> list[str]:
+    """The thruster data against the derived parameters, at each skid-steer output."""
+    if summary is None:
+        return []
+    params = pin.derived().params()
+    outputs = [
+        n
+        for n in range(1, 33)
+        if params.get(f"SERVO{n}_FUNCTION") in (THROTTLE_LEFT, THROTTLE_RIGHT)
+    ]
+    return calibration_findings(summary, params, outputs)
 
 
 def report_output(pin: Pin, output: Path | None) -> Output:

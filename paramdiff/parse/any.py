@@ -34,7 +34,7 @@ def parse_any(
         fmt = detect_format(data, file)
     if fmt == "sdf":
         return parse_sdf(data, file, joint_roles)
-    if fmt in ("names", "pdef"):
+    if fmt in ("names", "pdef", "thrust_table"):
         raise InputError(
             f"a '{fmt}' file holds no parameter values",
             "compare parameter files or SDF models",

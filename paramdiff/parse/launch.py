@@ -299,7 +299,7 @@ def _sitl(text: str, binary: str, args: list[str]) -> Launch:
 
 
 FRAME_FILES = "Tools/autotest/default_params/"  # what sim_vehicle.py's frames load
-SKIPPED_FORMATS = ("sdf", "pdef", "names")  # roles that are not parameter files
+SKIPPED_FORMATS = ("sdf", "pdef", "names", "thrust_table")  # roles that are not parameter files
 
 
 def pinned_role(specs: dict[str, Any], path: str, exact: bool) -> str | None:

@@ -237,6 +237,8 @@ def _loading(d: Derived) -> Iterator[str]:
         yield "verifies; each declared launch has its section in the report):"
         yield from pasteable(command)
         yield f"It loads {' then '.join(files)}; the last file loaded wins."
+        if d.load_model:  # docs/launches.md: how Gazebo is pointed at it
+            yield f"Gazebo runs the model {d.load_model} (docs/launches.md says how to load it)."
         if " -w" not in f" {command}":
             yield "Add -w to wipe parameters stored by an earlier run: they win over every file."
         return

@@ -121,3 +121,11 @@ def load_line(results: list[LaunchResult]) -> tuple[str, list[str]] | None:
         if result.passed and any(ly.kind == "derived" for ly in result.layers):
             return result.launch.text, [ly.path.rsplit("/", 1)[-1] for ly in result.layers]
     return None
+
+
+def load_model(results: list[LaunchResult]) -> str | None:
+    """The Gazebo model the launch ``load_line`` names runs (its label), if it runs one."""
+    for result in results:
+        if result.passed and any(ly.kind == "derived" for ly in result.layers):
+            return result.model
+    return None

@@ -20,7 +20,9 @@ from paramdiff.simulation.actuators import Geometry
 from paramdiff.simulation.channels import Finding
 
 if TYPE_CHECKING:
+    from paramdiff.derive.derived_model import DerivedModel
     from paramdiff.simulation.launch_check import LaunchResult
+    from paramdiff.simulation.thrust_curve import ThrustSummary
 
 
 @dataclass(eq=False)  # no slots: derived_params is a cached_property
@@ -43,6 +45,10 @@ class ReportInputs:
     model: str | None = None  # a team's own model (report --model): its path; None: sitl_models
     record: Record | None = None  # what a running SITL was seen to hold (verify --record)
     derived_sha256: str = ""  # the derived file as derive writes it (a record of another: stale)
+    # The model side (#27): thruster data at the voltage, its calibration findings, the model
+    thrust: ThrustSummary | None = None
+    thrust_findings: list[str] = field(default_factory=list)
+    derived_model: DerivedModel | None = None
 
     @property
     def model_label(self) -> str:

@@ -21,6 +21,7 @@ from paramdiff.render.confirmed_section import confirmed_section, sitl_cell
 from paramdiff.render.fidelity_section import actuator_consequence, actuator_section
 from paramdiff.render.launch_text import launch_md
 from paramdiff.render.layers_table import layer_md
+from paramdiff.render.model_side import model_side_section
 from paramdiff.render.report_inputs import ReportInputs
 from paramdiff.render.report_model import channel_section
 
@@ -144,6 +145,14 @@ def render_report(inp: ReportInputs) -> Iterator[str]:
 
 def _actuators(inp: ReportInputs) -> Iterator[str]:
     yield from actuator_section(inp.actuators, inp.model_label, inp.acknowledged)
+    thrusters = inp.profile.thrusters
+    yield from model_side_section(
+        inp.thrust,
+        inp.derived_model,
+        inp.thrust_findings,
+        thrusters.model if thrusters else None,
+        inp.derived_params,
+    )
 
 
 def _intro(inp: ReportInputs) -> Iterator[str]:

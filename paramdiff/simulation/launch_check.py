@@ -56,6 +56,8 @@ class PinFiles(Protocol):
 
     def derived_source(self) -> Source: ...
 
+    def derived_model_bytes(self) -> tuple[bytes, Resolver] | None: ...
+
 
 ADHOC = "(command line)"
 
@@ -160,14 +162,24 @@ def _model(
     if ref is None and extra:
         return extra[0].as_posix(), extra[0].as_posix(), read_local(extra[0]), local_resolver()
     if ref is None:
-        targets = [*ctx.profile.target_models, *(["sitl_models"] if "sitl_models" in ctx.specs
-                                                 else [])]  # fmt: skip
+        # The profile's derived model first (#27): the model its own launches run.
+        thrusters = ctx.profile.thrusters
+        derived = [thrusters.model] if thrusters and thrusters.model else []
+        targets = [*derived, *ctx.profile.target_models,
+                   *(["sitl_models"] if "sitl_models" in ctx.specs else [])]  # fmt: skip
         ref = targets[0] if targets else None
     if ref is None:
         return None
     if ref in ctx.specs:
         _, file, data, resolve_include = ctx.pinned_model(ref)
         return ref, file, data, resolve_include
+    thrusters = ctx.profile.thrusters
+    if thrusters is not None and ref == thrusters.model:
+        # The derived model as derive writes it (check holds the committed copy to it): a
+        # fresh checkout's `derive` verifies its launches before the file exists.
+        made = ctx.derived_model_bytes()
+        if made is not None:
+            return ref, ref, made[0], made[1]
     path = project_path(ctx.config.root, ref)  # a model path of sources.yaml: no link out
     return ref, ref, read_local(path), local_resolver()
 

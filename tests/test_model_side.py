@@ -1,0 +1,78 @@
+"""The BlueBoat's model side end to end on the real pins (#27): the committed derived model is
+what derive writes, check fails when it is edited, the header's launch passes check --launch
+with it and no acknowledgement, and the report quotes the T200."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, location_args, run_cli
+
+COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
+HEADER_LAUNCH = (
+    "sim_vehicle.py -v Rover -f rover-skid --model JSON "
+    "--add-param-file=derived/blueboat_sitl.params"
+)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, upstream: Path) -> tuple[Path, list[str]]:
+    base = tmp_path_factory.mktemp("model-side")
+    for name in COMMITTED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, base / name)
+        else:
+            shutil.copy(src, base / name)
+    loc = location_args(base, base / ".cache", upstream)
+    result = run_cli(["fetch", "--profile", "blueboat", *loc])
+    assert result.exit_code == 0, result.output
+    return base, loc
+
+
+def test_the_committed_model_is_what_derive_writes(project: tuple[Path, list[str]]) -> None:
+    _, loc = project
+    out = run_cli(["derive", "--profile", "blueboat", "--check", *loc])
+    assert out.exit_code == 0, out.output
+    assert "derived/blueboat_model.sdf is up to date" in out.output
+
+
+def test_an_edited_model_fails_check_with_the_fix(project: tuple[Path, list[str]]) -> None:
+    base, loc = project
+    model = base / "derived/blueboat_model.sdf"
+    original = model.read_bytes()
+    model.write_bytes(
+        original.replace(b"<servo_min>1100</servo_min>", b"<servo_min>1000</servo_min>", 1)
+    )
+    try:
+        out = run_cli(["check", "--profile", "blueboat", "--pin", "4.7", *loc])
+    finally:
+        model.write_bytes(original)
+    assert out.exit_code == 1
+    assert "blueboat 4.7: derived/blueboat_model.sdf differs from what derive writes" in out.output
+    assert "paramdiff derive --profile blueboat --pin 4.7" in out.output
+
+
+def test_the_header_launch_passes_with_the_derived_model_and_no_acknowledgement(
+    project: tuple[Path, list[str]],
+) -> None:
+    base, loc = project
+    header = (base / "derived/blueboat_sitl.params").read_text()
+    assert "# Gazebo runs the model derived/blueboat_model.sdf" in header
+    out = run_cli(
+        ["check", "-v", "--profile", "blueboat", "--pin", "4.7", "--launch", HEADER_LAUNCH, *loc]
+    )
+    assert out.exit_code == 0, out.output
+    assert "steering reversed" not in out.output
+    assert not [
+        line
+        for line in out.output.splitlines()
+        if "(command line)" in line and "acknowledged" in line
+    ]
+    report = (base / "reports/blueboat-4.7.md").read_text()
+    assert "### Launch `gazebo` — passes\n" in report
+    assert "**+51.44 N** forward and **-39.91 N** reverse (ratio 1.29)" in report
+    assert "MOT_THST_ASYM 1.6" in report and "is **0.59**" in report
+    assert "+28.0 / -28.0 N → **+51.4 / -39.9 N**" in report
