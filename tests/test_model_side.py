@@ -76,3 +76,24 @@ def test_the_header_launch_passes_with_the_derived_model_and_no_acknowledgement(
     assert "**+51.44 N** forward and **-39.91 N** reverse (ratio 1.29)" in report
     assert "MOT_THST_ASYM 1.6" in report and "is **0.59**" in report
     assert "+28.0 / -28.0 N → **+51.4 / -39.9 N**" in report
+
+
+def test_an_edited_thruster_table_is_refused(
+    tmp_path: Path, project: tuple[Path, list[str]]
+) -> None:
+    """The T200 workbook edited where it is read from (a copy of the mirror's bytes with one
+    byte changed): its sha256 is not the lock's, so nothing derives from it."""
+    base, _ = project
+    xlsx = "T200-Public-Performance-Data-10-20V-September-2019.xlsx"
+    mirror = tmp_path / "mirror"
+    shutil.copytree(Path(project[1][5]), mirror, ignore=shutil.ignore_patterns("*.xlsx"))
+    for src in Path(project[1][5]).rglob(xlsx):
+        dst = mirror / src.relative_to(project[1][5])
+        data = bytearray(src.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        dst.write_bytes(bytes(data))
+    loc = location_args(base, tmp_path / "cache", mirror)
+    out = run_cli(["derive", "--profile", "blueboat", "--check", *loc])
+    assert out.exit_code == 2, out.output
+    (error,) = out.stderr.splitlines()
+    assert error.startswith("Error: ") and "sha256" in error and xlsx in error, error

@@ -46,7 +46,7 @@ def header(pulled: Pulled) -> list[str]:
     if pulled.lost:  # pulled with --allow-incomplete: say so where the file is read
         lines.append(
             f"# INCOMPLETE: {len(pulled.params)} of the {pulled.total} parameters the vehicle "
-            f"announced; {len(pulled.lost)} left out:"
+            f"announced; {pulled.total - len(pulled.params)} left out:"
         )
         lines += [f"#   {why}" for why in pulled.lost[:20]]
         if len(pulled.lost) > 20:

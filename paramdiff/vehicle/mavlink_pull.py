@@ -388,10 +388,11 @@ def _params(session: _Session) -> tuple[dict[str, PulledParam], list[str], list[
     """(params by name, warnings, lost): ``lost`` says of each announced parameter the file
     cannot hold as the vehicle has it why not — a name no loader reads, a value no loader
     reads (NaN, infinity), or a name sent at two indices with different values (which one
-    the vehicle runs is unknowable; the first is kept)."""
+    the vehicle runs is unknowable: the name is left out)."""
     params: dict[str, PulledParam] = {}
     warnings: list[str] = []
     lost: list[str] = []
+    conflicting: set[str] = set()
     for index in sorted(session.values):
         msg = session.values[index]
         name = msg.param_id.rstrip("\0") if isinstance(msg.param_id, str) else ""
@@ -412,9 +413,12 @@ def _params(session: _Session) -> tuple[dict[str, PulledParam], list[str], list[
         else:
             lost.append(
                 f"{name} is sent twice with different values: {format_value(first.value)} "
-                f"(index {first.index}) and {format_value(row.value)} (index {index})"
+                f"(index {first.index}) and {format_value(row.value)} (index {index}), "
+                "both left out"
             )
-    return params, warnings, lost
+            conflicting.add(name)
+    # A name the vehicle gave two values is left out whole: either would be a guess.
+    return {n: p for n, p in params.items() if n not in conflicting}, warnings, lost
 
 
 def pull(
@@ -454,7 +458,8 @@ def pull(
         )
     if lost:
         warnings.append(
-            f"incomplete: {len(params)} of {total} parameters written; left out: "
+            f"incomplete: {len(params)} of {total} parameters written; "
+            f"{total - len(params)} left out: "
             + "; ".join(lost[:5])
             + (f"; and {len(lost) - 5} more" if len(lost) > 5 else "")
         )
