@@ -52,6 +52,8 @@ def test_an_edited_model_fails_check_with_the_fix(project: tuple[Path, list[str]
         model.write_bytes(original)
     assert out.exit_code == 1
     assert "blueboat 4.7: derived/blueboat_model.sdf differs from what derive writes" in out.output
+    # summary first (#31): what failed is the first line, before the passed count and diffs
+    assert out.stdout.splitlines()[0].startswith("FAIL  blueboat 4.7: derived/blueboat_model.sdf")
     assert "paramdiff derive --profile blueboat --pin 4.7" in out.output
 
 

@@ -70,6 +70,8 @@ def check_project(
             ctx, models, launch, asked=pin is not None, world=world, require=require_confirmed
         )
         where = f"{ctx.profile.name} {ctx.pin}"
+        # What failed first (#31: it was under the ok lines, the warnings and the diffs).
+        yield from (f"FAIL  {where}: {f}" for f in outcome.findings)
         if verbose:
             yield from (f"ok    {where}: {line}" for line in outcome.passed)
         elif outcome.passed:
