@@ -166,9 +166,13 @@ def test_editing_the_overlay_after_recording_makes_the_record_stale(
     assert f"{RECORD} is stale" in failed.stderr
     shown = section((root / REPORT).read_text())
     assert "The record is **stale**" in shown
-    # the changed trim was never seen live; every other value was
-    assert "| `SERVO1_TRIM` | 1490 PWM | differs: runs 1500 PWM |" in shown
-    assert "**14 of 15 values confirmed" in shown
+    # the changed trim was never seen live (no run read 1490): not seen, not "differs";
+    # every other value was, and the summary says the record is of an earlier file
+    assert "| `SERVO1_TRIM` | 1490 PWM | not seen |" in shown
+    assert "differs: runs 1500" not in (root / REPORT).read_text()
+    assert "**14 of 15 values confirmed in SITL on ArduRover V4.7.0-beta (1a2b3c4d), 20" in shown
+    assert "(a record of an earlier derived file: 1 value changed since).**" in shown
+    assert "Not confirmed: 0 differ, 1 not seen." in shown
 
 
 def test_an_interrupted_read_writes_no_record(boat: tuple[Path, list[str]]) -> None:

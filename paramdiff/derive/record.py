@@ -120,11 +120,28 @@ class Record:
     def date(self) -> str:
         return self.time[:10]
 
-    def mark(self, name: str, value: float) -> tuple[str, float | None]:
-        """(confirmed | differs | not seen, the live value) for a derived row ``name`` of
-        ``value``: confirmed when the vehicle was seen holding that very value (float32)."""
+    def stale(self, derived_sha256: str | None) -> bool:
+        """Whether the record is of an earlier derived file than the one of ``derived_sha256``
+        (None or empty: not known, taken as current)."""
+        return bool(derived_sha256) and derived_sha256 != self.derived_sha256
+
+    def changed_since(self, name: str, value: float, derived_sha256: str | None) -> bool:
+        """Whether the derived row ``name`` = ``value`` is not the value the record read back
+        against: the record is stale and its ``expected`` is another value (or it has no row)."""
+        if not self.stale(derived_sha256):
+            return False
         seen = self.params.get(name)
-        if seen is None or seen.read is None:
+        return seen is None or not same_value(seen.expected, value)
+
+    def mark(
+        self, name: str, value: float, derived_sha256: str | None = None
+    ) -> tuple[str, float | None]:
+        """(confirmed | differs | not seen, the live value) for a derived row ``name`` of
+        ``value``: confirmed when the vehicle was seen holding that very value (float32).
+        A row whose value changed since a stale record was made (``derived_sha256``: the
+        current derived file's) is not seen: no run read the new value."""
+        seen = self.params.get(name)
+        if seen is None or seen.read is None or self.changed_since(name, value, derived_sha256):
             return NOT_SEEN, None
         return (CONFIRMED if same_value(seen.read, value) else DIFFERS), seen.read
 
@@ -137,17 +154,28 @@ class Record:
             ] += 1
         return counts
 
-    def marks(self, derived: Mapping[str, float]) -> dict[str, tuple[str, float | None]]:
-        return {name: self.mark(name, value) for name, value in derived.items()}
+    def marks(
+        self, derived: Mapping[str, float], derived_sha256: str | None = None
+    ) -> dict[str, tuple[str, float | None]]:
+        return {name: self.mark(name, value, derived_sha256) for name, value in derived.items()}
 
-    def summary(self, derived: Mapping[str, float]) -> str:
+    def summary(self, derived: Mapping[str, float], derived_sha256: str | None = None) -> str:
         """The report's line: N of M values confirmed in SITL on ArduRover V4.7.0 (1a2b3c4d),
-        2026-12-02."""
-        confirmed = sum(1 for s, _ in self.marks(derived).values() if s == CONFIRMED)
-        return (
+        2026-12-02; for a stale record (``derived_sha256``: the current derived file's) it
+        says so, and how many values changed since."""
+        marks = self.marks(derived, derived_sha256)
+        confirmed = sum(1 for s, _ in marks.values() if s == CONFIRMED)
+        line = (
             f"{confirmed} of {len(derived)} values confirmed in SITL on {self.firmware.label}, "
             f"{self.date}"
         )
+        if self.stale(derived_sha256):
+            changed = sum(1 for n, v in derived.items() if self.changed_since(n, v, derived_sha256))
+            line += (
+                f" (a record of an earlier derived file: {changed} value"
+                f"{'' if changed == 1 else 's'} changed since)"
+            )
+        return line
 
 
 def make_record(
