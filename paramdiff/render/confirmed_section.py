@@ -59,8 +59,9 @@ def confirmed_section(
     if record.derived_sha256 != derived_sha256:
         yield (
             f"The record is **stale**: it read back `{record.derived_file}` with sha256 "
-            f"`{record.derived_sha256[:12]}`, the file is now `{derived_sha256[:12]}`. Rows whose value "
-            "changed since are not seen. Run SITL on the new file and `paramdiff verify CONNECTION --record` again."
+            f"`{record.derived_sha256[:12]}`, the file is now `{derived_sha256[:12]}`. Rows "
+            "whose value changed since are not seen. Run SITL on the new file and "
+            "`paramdiff verify CONNECTION --record` again."
         )
         yield ""
     rows = [
