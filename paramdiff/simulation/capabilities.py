@@ -16,7 +16,6 @@ backend's position on every backend (libraries/SITL/SIM_GPS.cpp). The ROS 2 laun
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from paramdiff.model.values import format_value
@@ -121,15 +120,8 @@ NEEDS = (
 )
 
 
-def lacking(
-    backend: Backend,
-    vehicle: str,
-    params: dict[str, float],
-    from_layers: Callable[[str, float], str | None] = lambda name, value: None,
-) -> list[tuple[str, str]]:
-    """(finding, fix) for each value that needs what ``backend`` does not simulate. The fix is
-    a SITL delta, or ``from_layers`` (simulation/frame.py layered_fix) when the derived file
-    already carries that delta and the launch's layers lose it."""
+def lacking(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tuple[str, str]]:
+    """(finding, fix) for each value that needs what ``backend`` does not simulate."""
     caps = of(backend)
     if caps is None:
         return []
@@ -143,8 +135,7 @@ def lacking(
                 (
                     f"{need.param} {format_value(value)} {need.applies} ({need.user}), but "
                     f"{caps.backend} gives no {need.needs}: {caps.lacks[need.needs]}",
-                    from_layers(need.param, need.without)
-                    or f"a SITL delta in the overlay: {need.param} {format_value(need.without)} "
+                    f"a SITL delta in the overlay: {need.param} {format_value(need.without)} "
                     f"({need.without_means}), with the reason that {caps.backend} has no "
                     f"{need.needs}; or run the built-in physics, which has it",
                 )
