@@ -340,7 +340,7 @@ def test_review_headline_says_the_record_is_stale(boat: tuple[Path, list[str]]) 
     for command in ("derive", "report"):
         assert run_cli([command, *loc]).exit_code == 0
     lines = run_cli(["review", "HEAD", *loc]).stdout.splitlines()
-    assert not any("Nothing is stale" in ln for ln in lines)
+    assert not any("Nothing is stale" in ln for ln in lines), "\n".join(lines)
     assert lines[2] == (
         "The lock, the overlays and the derived files agree, but the verification record of "
         "boat 1.0 is **stale**: it read back an earlier derived file (see its profile below)."

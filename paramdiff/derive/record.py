@@ -115,6 +115,11 @@ class Record:
     firmware: Firmware
     params: dict[str, ReadBack] = field(default_factory=dict)
     file: str = ""  # where it was read from
+    lines: dict[str, int] = field(default_factory=dict, compare=False)  # each key's line
+
+    def line(self, key: str) -> int:
+        """The line of a key (a parameter's row) in the record's file; 1 when not known."""
+        return self.lines.get(key, 1)
 
     @property
     def date(self) -> str:
@@ -412,6 +417,7 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
         _firmware(doc.get("vehicle"), fail),
         dict(_params(doc.get("params"), fail)),
         file=file,
+        lines=lines,
     )
     if doc.get("summary") != record.counts():
         raise fail(
@@ -540,6 +546,58 @@ def _not_held(x: object) -> str:
     if isinstance(x, int | float) and not isinstance(x, bool):
         return f"is {_quoted(x)[:24]}, past what a float32 parameter holds (3.4e38)"
     return f"must be a number (not {_quoted(x)[:24]})"
+
+
+def check_expected(record: Record, derived: Mapping[str, float]) -> None:
+    """InputError on the row's line when a record naming the current derived file (its
+    sha256 matches) holds an ``expected`` that is not that file's value, or a row the file
+    does not have, or lacks one it has: verify writes every row of the file it names, so
+    such a record was edited by hand."""
+    fix = (
+        f"record it again: paramdiff verify CONNECTION --profile {record.profile} --pin "
+        f"{record.pin} --record (or delete {record.file})"
+    )
+    for name, seen in record.params.items():
+        if name not in derived:
+            raise InputError(
+                f"{name} is a row of the record, but {record.derived_file} (whose sha256 the "
+                "record names) has no such parameter: the record is not what verify wrote",
+                fix,
+                file=record.file,
+                line=record.line(name),
+            )
+        if not same_value(seen.expected, derived[name]):
+            raise InputError(
+                f"{name}: 'expected' is {format_value(seen.expected)}, but "
+                f"{record.derived_file} (whose sha256 the record names) holds "
+                f"{format_value(derived[name])}: the record is not what verify wrote",
+                fix,
+                file=record.file,
+                line=record.line(name),
+            )
+    missing = [name for name in derived if name not in record.params]
+    if missing:
+        raise InputError(
+            f"has no row for {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} of "
+            f"{record.derived_file} (whose sha256 it names): the record is not what verify wrote",
+            fix,
+            file=record.file,
+            line=record.line("params"),
+        )
+
+
+def orphan_records(root: Path, pins: Mapping[str, Iterable[str]]) -> list[str]:
+    """The files of verified/ that are no pin's record (``pins``: profile -> its pins), e.g.
+    verified/blueboat-9.9.json for a pin the profile no longer has: nothing reads them."""
+    folder = root / RECORD_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    known = {record_path(profile, pin) for profile, names in pins.items() for pin in names}
+    return sorted(
+        f"{RECORD_DIR}/{path.name}"
+        for path in folder.iterdir()
+        if path.name.endswith(".json") and f"{RECORD_DIR}/{path.name}" not in known
+    )
 
 
 def record_file(root: Path, profile: str, pin: str) -> Path:
