@@ -166,9 +166,13 @@ def test_editing_the_overlay_after_recording_makes_the_record_stale(
     assert f"{RECORD} is stale" in failed.stderr
     shown = section((root / REPORT).read_text())
     assert "The record is **stale**" in shown
-    # the changed trim was never seen live; every other value was
-    assert "| `SERVO1_TRIM` | 1490 PWM | differs: runs 1500 PWM |" in shown
-    assert "**14 of 15 values confirmed" in shown
+    # the changed trim was never seen live (no run read 1490): not seen, not "differs";
+    # every other value was, and the summary says the record is of an earlier file
+    assert "| `SERVO1_TRIM` | 1490 PWM | not seen |" in shown
+    assert "differs: runs 1500" not in (root / REPORT).read_text()
+    assert "**14 of 15 values confirmed in SITL on ArduRover V4.7.0-beta (1a2b3c4d), 20" in shown
+    assert "(a record of an earlier derived file: 1 value changed since).**" in shown
+    assert "Not confirmed: 0 differ, 1 not seen." in shown
 
 
 def test_an_interrupted_read_writes_no_record(boat: tuple[Path, list[str]]) -> None:
@@ -313,6 +317,54 @@ def test_review_says_which_change_made_the_record_stale(
     repo.git.commit(m="moved", author="t <t@example.com>")
     again = run_cli(["review", "HEAD", *loc]).stdout
     assert "it was stale at BASE already" in again
+
+
+def _committed_record(root: Path, loc: list[str]) -> git.Repo:
+    """The boat recorded against a SITL serving its derived values, reported, all committed."""
+    assert verify(Vehicle(served(root, loc)), loc).exit_code == 0
+    assert run_cli(["report", *loc]).exit_code == 0
+    repo = git.Repo.init(root, initial_branch="main")
+    repo.git.add(A=True)
+    repo.git.commit(m="recorded", author="t <t@example.com>")
+    return repo
+
+
+def test_review_headline_says_the_record_is_stale(boat: tuple[Path, list[str]]) -> None:
+    """A delta value edited, derived and reported: every output agrees with the inputs, but
+    the record read the old value, so the headline cannot say nothing is stale."""
+    root, loc = boat
+    _committed_record(root, loc)
+    assert "Nothing is stale" in run_cli(["review", "HEAD", *loc]).stdout
+    overlay = root / "overlays/boat.yaml"
+    overlay.write_text(overlay.read_text().replace("value: 1500", "value: 1505"))
+    for command in ("derive", "report"):
+        assert run_cli([command, *loc]).exit_code == 0
+    lines = run_cli(["review", "HEAD", *loc]).stdout.splitlines()
+    assert not any("Nothing is stale" in ln for ln in lines), "\n".join(lines)
+    assert lines[2] == (
+        "The lock, the overlays and the derived files agree, but the verification record of "
+        "boat 1.0 is **stale**: it read back an earlier derived file (see its profile below)."
+    )
+    assert any("this branch made it stale (1 overlay delta change(s))" in ln for ln in lines)
+
+
+def test_review_says_a_reason_only_edit_is_one(boat: tuple[Path, list[str]]) -> None:
+    root, loc = boat
+    _committed_record(root, loc)
+    overlay = root / "overlays/boat.yaml"
+    overlay.write_text(overlay.read_text().replace("the model is neutral", "SITL is neutral"))
+    for command in ("derive", "report"):
+        assert run_cli([command, *loc]).exit_code == 0
+    out = run_cli(["review", "HEAD", *loc]).stdout
+    assert "overlay delta change(s)" not in out
+    assert (
+        "this branch made it stale (1 delta reason-only edit(s): the derived file's DELTA "
+        "comment lines changed, so its sha256 did, though no value did)"
+    ) in out
+    (row,) = [ln for ln in out.splitlines() if ln.startswith("| reason edited | `SERVO1_TRIM`")]
+    assert "reason only; it was: one unit's neutral; the model is neutral at 1500" in row
+    # the values stand: every row the record read is still confirmed in the report
+    assert "**15 of 15 values confirmed" in (root / REPORT).read_text()
 
 
 def test_a_new_record_makes_the_committed_report_out_of_date(

@@ -330,3 +330,44 @@ def test_verified_that_is_not_a_folder_of_records_is_one_error(
         assert result.exit_code == 2, result.output
         (error,) = result.stderr.splitlines()
         assert error.startswith("Error: verified"), error
+
+
+# --------------------------------------------------------------------------- records that lie
+
+
+def test_a_record_whose_expected_disagrees_with_the_file_it_names_is_an_error(
+    boat: tuple[Path, list[str]],
+) -> None:
+    """The sha256 is the current derived file's, but a row's 'expected' was edited (and its
+    read and matched with it, so the record parses): verify never writes that."""
+    root, loc = boat
+    _recorded(root, loc)
+    text = (root / RECORD).read_text()
+    edited = text.replace(
+        '"SERVO1_TRIM": {"expected": 1500, "read": 1500,',
+        '"SERVO1_TRIM": {"expected": 1490, "read": 1490,',
+    )
+    assert edited != text
+    (root / RECORD).write_text(edited)
+    (line,) = [n for n, ln in enumerate(edited.splitlines(), 1) if '"SERVO1_TRIM"' in ln]
+    error = _one_error(run_cli(["check", *loc]), line)
+    assert "SERVO1_TRIM: 'expected' is 1490, but derived/boat_sitl.params" in error
+    assert "holds 1500: the record is not what verify wrote" in error
+    assert f"(or delete {RECORD})" in error
+
+
+def test_a_record_of_a_pin_the_profile_lacks_is_warned_about(
+    boat: tuple[Path, list[str]],
+) -> None:
+    root, loc = boat
+    _recorded(root, loc)
+    orphan = root / "verified/boat-9.9.json"
+    orphan.write_text((root / RECORD).read_text().replace('"pin": "1.0"', '"pin": "9.9"'))
+    assert run_cli(["report", *loc]).exit_code == 0  # the new record is in the report
+    result = run_cli(["check", *loc])
+    assert result.exit_code == 0, result.output
+    (warning,) = [ln for ln in result.stdout.splitlines() if "boat-9.9" in ln]
+    assert warning.startswith("warn  verified/boat-9.9.json is no pin's verification record")
+    assert "delete it (git rm verified/boat-9.9.json)" in warning
+    orphan.unlink()
+    assert "boat-9.9" not in run_cli(["check", *loc]).stdout

@@ -7,10 +7,12 @@ too). A record that does not parse, or names another profile or pin, is an input
 from __future__ import annotations
 
 from paramdiff.check.outcome import CheckOutcome
-from paramdiff.derive.record import load_record, record_path
+from paramdiff.derive.record import check_expected, load_record, orphan_records, record_path
 from paramdiff.digests import sha256_of
 from paramdiff.files import TEXT_LIMIT, project_path, read_regular
+from paramdiff.parse.param_text import parse_params
 from paramdiff.pin import Pin
+from paramdiff.project import Project
 
 
 def record_outcome(ctx: Pin, out: CheckOutcome, require_confirmed: bool) -> None:
@@ -46,6 +48,7 @@ def record_outcome(ctx: Pin, out: CheckOutcome, require_confirmed: bool) -> None
             rel,
         )
         return
+    check_expected(record, parse_params(data, target, lenient=True).values())
     values = record.params.values()
     confirmed = sum(1 for p in values if p.matched)
     summary = f"{rel}: {confirmed} of {len(values)} values confirmed in SITL on "
@@ -62,3 +65,14 @@ def _finding(out: CheckOutcome, fails: bool, finding: str, fix: str, file: str) 
         out.fail(finding, fix, file, None)
     else:
         out.warnings.append(f"{finding} — {fix}")
+
+
+def orphan_warnings(options: Project) -> list[str]:
+    """A warning for each file of verified/ that is no pin's record (a pin the profile does
+    not have, a profile renamed): the report and check never read it, so it claims nothing."""
+    pins = {name: list(p.pins) for name, p in options.config().profiles.items()}
+    return [
+        f"{rel} is no pin's verification record (no profile has its pin), so nothing reads "
+        f"it — delete it (git rm {rel}), or record the pin it should be of"
+        for rel in orphan_records(options.config().root, pins)
+    ]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from paramdiff.check.outcome import CheckOutcome
-from paramdiff.check.record_rule import record_outcome
+from paramdiff.check.record_rule import orphan_warnings, record_outcome
 from paramdiff.check.rules import check_outputs
 from paramdiff.config.lock import require_entry
 from paramdiff.config.sources import svg_path
@@ -82,6 +82,7 @@ def check_project(
             yield from github_annotations(options.root, where, outcome)
         findings += [f"{where}: {f}" for f in outcome.findings]
         fixes += [f for f in outcome.fixes if f not in fixes]
+    yield from (f"warn  {line}" for line in orphan_warnings(options))
     if findings:
         raise DriftError(findings, "; ".join(fixes))
     yield "check passed"

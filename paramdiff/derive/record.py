@@ -115,16 +115,38 @@ class Record:
     firmware: Firmware
     params: dict[str, ReadBack] = field(default_factory=dict)
     file: str = ""  # where it was read from
+    lines: dict[str, int] = field(default_factory=dict, compare=False)  # each key's line
+
+    def line(self, key: str) -> int:
+        """The line of a key (a parameter's row) in the record's file; 1 when not known."""
+        return self.lines.get(key, 1)
 
     @property
     def date(self) -> str:
         return self.time[:10]
 
-    def mark(self, name: str, value: float) -> tuple[str, float | None]:
-        """(confirmed | differs | not seen, the live value) for a derived row ``name`` of
-        ``value``: confirmed when the vehicle was seen holding that very value (float32)."""
+    def stale(self, derived_sha256: str | None) -> bool:
+        """Whether the record is of an earlier derived file than the one of ``derived_sha256``
+        (None or empty: not known, taken as current)."""
+        return bool(derived_sha256) and derived_sha256 != self.derived_sha256
+
+    def changed_since(self, name: str, value: float, derived_sha256: str | None) -> bool:
+        """Whether the derived row ``name`` = ``value`` is not the value the record read back
+        against: the record is stale and its ``expected`` is another value (or it has no row)."""
+        if not self.stale(derived_sha256):
+            return False
         seen = self.params.get(name)
-        if seen is None or seen.read is None:
+        return seen is None or not same_value(seen.expected, value)
+
+    def mark(
+        self, name: str, value: float, derived_sha256: str | None = None
+    ) -> tuple[str, float | None]:
+        """(confirmed | differs | not seen, the live value) for a derived row ``name`` of
+        ``value``: confirmed when the vehicle was seen holding that very value (float32).
+        A row whose value changed since a stale record was made (``derived_sha256``: the
+        current derived file's) is not seen: no run read the new value."""
+        seen = self.params.get(name)
+        if seen is None or seen.read is None or self.changed_since(name, value, derived_sha256):
             return NOT_SEEN, None
         return (CONFIRMED if same_value(seen.read, value) else DIFFERS), seen.read
 
@@ -137,17 +159,28 @@ class Record:
             ] += 1
         return counts
 
-    def marks(self, derived: Mapping[str, float]) -> dict[str, tuple[str, float | None]]:
-        return {name: self.mark(name, value) for name, value in derived.items()}
+    def marks(
+        self, derived: Mapping[str, float], derived_sha256: str | None = None
+    ) -> dict[str, tuple[str, float | None]]:
+        return {name: self.mark(name, value, derived_sha256) for name, value in derived.items()}
 
-    def summary(self, derived: Mapping[str, float]) -> str:
+    def summary(self, derived: Mapping[str, float], derived_sha256: str | None = None) -> str:
         """The report's line: N of M values confirmed in SITL on ArduRover V4.7.0 (1a2b3c4d),
-        2026-12-02."""
-        confirmed = sum(1 for s, _ in self.marks(derived).values() if s == CONFIRMED)
-        return (
+        2026-12-02; for a stale record (``derived_sha256``: the current derived file's) it
+        says so, and how many values changed since."""
+        marks = self.marks(derived, derived_sha256)
+        confirmed = sum(1 for s, _ in marks.values() if s == CONFIRMED)
+        line = (
             f"{confirmed} of {len(derived)} values confirmed in SITL on {self.firmware.label}, "
             f"{self.date}"
         )
+        if self.stale(derived_sha256):
+            changed = sum(1 for n, v in derived.items() if self.changed_since(n, v, derived_sha256))
+            line += (
+                f" (a record of an earlier derived file: {changed} value"
+                f"{'' if changed == 1 else 's'} changed since)"
+            )
+        return line
 
 
 def make_record(
@@ -384,6 +417,7 @@ def parse_record(data: bytes, file: str, profile: str, pin: str) -> Record:
         _firmware(doc.get("vehicle"), fail),
         dict(_params(doc.get("params"), fail)),
         file=file,
+        lines=lines,
     )
     if doc.get("summary") != record.counts():
         raise fail(
@@ -512,6 +546,58 @@ def _not_held(x: object) -> str:
     if isinstance(x, int | float) and not isinstance(x, bool):
         return f"is {_quoted(x)[:24]}, past what a float32 parameter holds (3.4e38)"
     return f"must be a number (not {_quoted(x)[:24]})"
+
+
+def check_expected(record: Record, derived: Mapping[str, float]) -> None:
+    """InputError on the row's line when a record naming the current derived file (its
+    sha256 matches) holds an ``expected`` that is not that file's value, or a row the file
+    does not have, or lacks one it has: verify writes every row of the file it names, so
+    such a record was edited by hand."""
+    fix = (
+        f"record it again: paramdiff verify CONNECTION --profile {record.profile} --pin "
+        f"{record.pin} --record (or delete {record.file})"
+    )
+    for name, seen in record.params.items():
+        if name not in derived:
+            raise InputError(
+                f"{name} is a row of the record, but {record.derived_file} (whose sha256 the "
+                "record names) has no such parameter: the record is not what verify wrote",
+                fix,
+                file=record.file,
+                line=record.line(name),
+            )
+        if not same_value(seen.expected, derived[name]):
+            raise InputError(
+                f"{name}: 'expected' is {format_value(seen.expected)}, but "
+                f"{record.derived_file} (whose sha256 the record names) holds "
+                f"{format_value(derived[name])}: the record is not what verify wrote",
+                fix,
+                file=record.file,
+                line=record.line(name),
+            )
+    missing = [name for name in derived if name not in record.params]
+    if missing:
+        raise InputError(
+            f"has no row for {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} of "
+            f"{record.derived_file} (whose sha256 it names): the record is not what verify wrote",
+            fix,
+            file=record.file,
+            line=record.line("params"),
+        )
+
+
+def orphan_records(root: Path, pins: Mapping[str, Iterable[str]]) -> list[str]:
+    """The files of verified/ that are no pin's record (``pins``: profile -> its pins), e.g.
+    verified/blueboat-9.9.json for a pin the profile no longer has: nothing reads them."""
+    folder = root / RECORD_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    known = {record_path(profile, pin) for profile, names in pins.items() for pin in names}
+    return sorted(
+        f"{RECORD_DIR}/{path.name}"
+        for path in folder.iterdir()
+        if path.name.endswith(".json") and f"{RECORD_DIR}/{path.name}" not in known
+    )
 
 
 def record_file(root: Path, profile: str, pin: str) -> Path:

@@ -15,12 +15,19 @@ from paramdiff.render.texttable import markdown_table
 MARK = "🧪 confirmed"  # the reference documents' mark, kept next to each mapped item
 
 
-def sitl_cell(record: Record, name: str, value: float | None, meta: Metadata | None) -> str:
-    """One derived row's mark: confirmed, differs (with the live value) or not seen; a name
-    the derived file leaves out has none."""
+def sitl_cell(
+    record: Record,
+    name: str,
+    value: float | None,
+    meta: Metadata | None,
+    derived_sha256: str | None = None,
+) -> str:
+    """One derived row's mark: confirmed, differs (with the live value) or not seen (also a
+    row whose value changed since a stale record: ``derived_sha256``, the current file's);
+    a name the derived file leaves out has none."""
     if value is None:
         return ""
-    status, live = record.mark(name, value)
+    status, live = record.mark(name, value, derived_sha256)
     if status == CONFIRMED:
         return MARK
     if status == DIFFERS and live is not None:
@@ -36,10 +43,10 @@ def confirmed_section(
     ``derived_sha256``: the digest of the file as derive writes it now."""
     if record is None:
         return
-    marks = record.marks(derived)
+    marks = record.marks(derived, derived_sha256)
     yield "## Confirmed in SITL"
     yield ""
-    yield f"**{record.summary(derived)}.**"
+    yield f"**{record.summary(derived, derived_sha256)}.**"
     yield ""
     launch = _code(record.launch) if record.launch else "the frame's defaults files"
     yield (
@@ -52,12 +59,17 @@ def confirmed_section(
     if record.derived_sha256 != derived_sha256:
         yield (
             f"The record is **stale**: it read back `{record.derived_file}` with sha256 "
-            f"`{record.derived_sha256[:12]}`, the file is now `{derived_sha256[:12]}`. Run SITL "
-            "on the new file and `paramdiff verify CONNECTION --record` again."
+            f"`{record.derived_sha256[:12]}`, the file is now `{derived_sha256[:12]}`. Rows "
+            "whose value changed since are not seen. Run SITL on the new file and "
+            "`paramdiff verify CONNECTION --record` again."
         )
         yield ""
     rows = [
-        [f"`{name}`", _value(meta, name, value), sitl_cell(record, name, value, meta)]
+        [
+            f"`{name}`",
+            _value(meta, name, value),
+            sitl_cell(record, name, value, meta, derived_sha256),
+        ]
         for name, value in derived.items()
     ]
     open_rows = [r for r, (s, _) in zip(rows, marks.values(), strict=True) if s != CONFIRMED]

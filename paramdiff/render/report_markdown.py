@@ -313,7 +313,15 @@ def _sitl_cells(inp: ReportInputs, name: str) -> list[str]:
     """The row's "in SITL" cell, when the pin has a verification record (else no column)."""
     if inp.record is None:
         return []
-    return [sitl_cell(inp.record, name, inp.derived_params.get(name), inp.comparison.metadata)]
+    return [
+        sitl_cell(
+            inp.record,
+            name,
+            inp.derived_params.get(name),
+            inp.comparison.metadata,
+            inp.derived_sha256,
+        )
+    ]
 
 
 def _confirmed(inp: ReportInputs) -> Iterator[str]:

@@ -35,6 +35,7 @@ from paramdiff.render.derived_file import render_derived
 from paramdiff.render.report_markdown import render_report
 from paramdiff.render.sinks import Output, Outputs, check_file, join_lines, output_for
 from paramdiff.review.changes import (
+    REASON_EDITED,
     Attention,
     ProfileReview,
     Review,
@@ -386,9 +387,7 @@ def _record_note(old: Pin | None, new: Pin, out: ProfileReview) -> None:
     base = _committed_bytes(old)
     out.record_stale = True
     if base is not None and sha256_of(base) == record.derived_sha256:
-        causes = [f"{len(out.moves)} role(s) moved"] if out.moves else []
-        causes += [f"{len(out.deltas)} overlay delta change(s)"] if out.deltas else []
-        why = f"this branch made it stale ({', '.join(causes) or 'the derived file changed'})"
+        why = f"this branch made it stale ({', '.join(_stale_causes(out))})"
     else:
         why = "it was stale at BASE already"
     out.record = (
@@ -396,3 +395,19 @@ def _record_note(old: Pin | None, new: Pin, out: ProfileReview) -> None:
         f"`{record.derived_sha256[:12]}`; {why}. Run SITL on the new file and "
         f"`paramdiff verify CONNECTION --profile {new.profile.name} --pin {new.pin} --record`"
     )
+
+
+def _stale_causes(out: ProfileReview) -> list[str]:
+    """What of this branch's changed the derived file's bytes: pin moves, delta values, and
+    reason-only delta edits (a delta's reason is its DELTA comment line in the derived file,
+    so the record's digest no longer matches, though every value stands)."""
+    values = [d for d in out.deltas if d.kind != REASON_EDITED]
+    reasons = len(out.deltas) - len(values)
+    causes = [f"{len(out.moves)} role(s) moved"] if out.moves else []
+    causes += [f"{len(values)} overlay delta change(s)"] if values else []
+    if reasons:
+        causes.append(
+            f"{reasons} delta reason-only edit(s): the derived file's DELTA comment lines "
+            "changed, so its sha256 did, though no value did"
+        )
+    return causes or ["the derived file changed"]

@@ -77,7 +77,7 @@ class ParamChange:
 class DeltaChange:
     """An overlay delta added, removed, changed or gone stale."""
 
-    kind: str  # added | removed | changed | stale
+    kind: str  # added | removed | changed | reason edited | stale
     param: str
     value: str
     was: str
@@ -183,6 +183,9 @@ def role_moves(old: Lock | None, new: Lock | None, profile: str) -> list[RoleMov
 # --------------------------------------------------------------------------- overlay
 
 
+REASON_EDITED = "reason edited"  # a delta whose value, was and ref stand
+
+
 def delta_changes(old: Overlay | None, new: Overlay) -> list[DeltaChange]:
     """Deltas added, removed or edited between the two overlays."""
 
@@ -196,9 +199,12 @@ def delta_changes(old: Overlay | None, new: Overlay) -> list[DeltaChange]:
             out.append(_delta("removed", a, old.file))
         elif a is None:
             out.append(_delta("added", b, new.file))
-        elif (a.value, a.was, a.reason, a.ref) != (b.value, b.was, b.reason, b.ref):
+        elif (a.value, a.was, a.ref) != (b.value, b.was, b.ref):
             note = f"was {format_value(a.value)} (was: {_was(a)})"
             out.append(_delta("changed", b, new.file, note))
+        elif a.reason != b.reason:  # the value stands; only the derived file's comment moves
+            note = f"reason only; it was: {a.reason}"
+            out.append(_delta(REASON_EDITED, b, new.file, note))
     return out
 
 

@@ -59,9 +59,20 @@ def _title(r: Review) -> Iterator[str]:
     yield f"## paramdiff review: {r.base} (`{r.base_commit[:12]}`) → this branch"
     yield ""
     items = [*r.attention, *(a for p in r.profiles for a in p.attention)]
-    if not items:
+    stale = [p for p in r.profiles if p.record_stale]
+    if not items and not stale:
         yield "Nothing is stale: the lock, the overlays and the derived files agree."
         yield ""
+        return
+    if stale:  # the record is a claim of the report's: the headline never hides it
+        records = ", ".join(f"{p.profile} {p.pin}" for p in stale)
+        agree = "The lock, the overlays and the derived files agree, but" if not items else "And"
+        yield (
+            f"{agree} the verification record of {records} is **stale**: it read back an "
+            "earlier derived file (see its profile below)."
+        )
+        yield ""
+    if not items:
         return
     yield f"**{len(items)} item(s) need attention:**"
     yield ""
