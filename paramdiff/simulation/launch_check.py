@@ -9,6 +9,7 @@ parameters), the pilot-input rows, and which findings an overlay acknowledgement
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -89,6 +90,8 @@ class LaunchResult:
     findings: list[LaunchFinding] = field(default_factory=list)  # not acknowledged
     acknowledged: list[tuple[LaunchFinding, Acknowledgement]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    derived: Source | None = None  # the profile's derived file, loaded by the launch or not
+    derived_path: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -200,6 +203,7 @@ def verify_launch(
 ) -> LaunchResult:
     layers = resolve_layers(ctx, launch, derived)
     result = LaunchResult(name, launch, layers, stacked(launch, layers), resolve(launch.model))
+    result.derived, result.derived_path = derived, ctx.profile.derived_path(ctx.pin)
     result.notes.extend(launch.notes)
     if launch.stored_values_survive:
         result.notes.append(
@@ -246,6 +250,28 @@ def verify_launch(
     return result
 
 
+def _from_layers(result: LaunchResult) -> Callable[[str, float], str | None]:
+    """The fix a value's finding takes from the layers when the derived file already sets
+    the value needed (frame.layered_fix): never a delta the overlay already has."""
+
+    def fix(name: str, want: float) -> str | None:
+        if result.derived is None or not result.derived_path:
+            return None
+        return frame.layered_fix(
+            result.launch, result.layers, result.stack, result.derived, result.derived_path,
+            name, want,
+        )  # fmt: skip
+
+    return fix
+
+
+def _unloaded_fix(result: LaunchResult) -> str | None:
+    """The fix that loads the derived file, when the launch does not load it."""
+    if not result.derived_path or any(ly.kind == "derived" for ly in result.layers):
+        return None
+    return frame.load_fix(result.launch, result.derived_path)
+
+
 def _frame_and_needs(ctx: PinFiles, result: LaunchResult) -> None:
     """First: the derived file not loaded, or a frame parameter of it a later file changes
     (paramdiff/simulation/frame.py); then each value that needs what the backend does not
@@ -254,7 +280,8 @@ def _frame_and_needs(ctx: PinFiles, result: LaunchResult) -> None:
     target = ctx.profile.derived_path(ctx.pin)
     for text, fix in frame.check(launch, result.layers, result.stack, target) if target else ():
         result.findings.append(LaunchFinding(text, fix))
-    for text, fix in capabilities.lacking(result.backend, launch.vehicle, params):
+    needs = capabilities.lacking(result.backend, launch.vehicle, params, _from_layers(result))
+    for text, fix in needs:
         result.findings.append(LaunchFinding(text, fix))
     note = capabilities.esc_note(result.backend, launch.vehicle, params)
     if note:
@@ -312,13 +339,25 @@ def _json(
     )
     cause = None
     if checked.findings and result.launch.vehicle == "ArduCopter":
-        cause = frame.model_frame(params, lambda p: frozenset(map(str, checked_with(p).findings)))
+        cause = frame.model_frame(
+            params,
+            lambda p: frozenset(map(str, checked_with(p).findings)),
+            result.launch,
+            _from_layers(result),
+        )
     explained: frozenset[str] = frozenset()
     if cause is not None:  # one cause, one finding, its own fix
         result.findings.append(LaunchFinding(f"{label}: {cause[0]}", cause[1], label, sha))
         explained = cause[2]
+    unloaded = _unloaded_fix(result)
+    with_derived = frozenset(map(str, checked.findings))  # nothing cleared unless shown
+    if unloaded and checked.findings and result.derived is not None:
+        # what the derived file's values clear follows from it not being loaded: that fix only
+        derived_values = {n: p.value for n, p in result.derived.file.params.items()}
+        with_derived = frozenset(map(str, checked_with({**params, **derived_values}).findings))
     for f in (f for f in checked.findings if str(f) not in explained):
-        result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", fix, label, sha))
+        own = unloaded if unloaded and str(f) not in with_derived else fix
+        result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", own, label, sha))
     channels, placed = _as_moved(result, checked, data, file, resolve_include, label, sha)
     respond = gazebo.response(channels, placed, result.launch.vehicle == "ArduCopter")
     result.rows = _held(result, pilot_test(result.launch.vehicle, params, respond))
