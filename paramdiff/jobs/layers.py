@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 
 
 def layers_lines(
-    pin: Pin, frame: str | None = None, launch: str | None = None, files: list[Path] | None = None
+    pin: Pin,
+    frame: str | None = None,
+    launch: str | None = None,
+    files: list[Path] | None = None,
+    profile_given: bool = True,
 ) -> Iterator[str]:
     """`paramdiff layers`: the lines of what SITL runs (``layers``). With ``launch`` (a launch
     command line, which names the files and the frame): its stack, physics and pilot-input
@@ -29,6 +33,13 @@ def layers_lines(
         return
     if frame or files:
         raise UsageError("--launch names the files and the frame; drop --frame and FILEs")
+    if not profile_given and len(pin.config.profiles) > 1:
+        # as check --launch: the first profile's derived file and model would judge another
+        # vehicle's launch (issue #28 review 5)
+        raise UsageError(
+            "--launch needs --profile: name the vehicle the launch runs",
+            f"add --profile with one of: {', '.join(pin.config.profiles)}",
+        )
     result = adhoc(pin, launch, [])
     yield from launch_text(result)
     if not result.passed:
