@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paramdiff.comparison.sitl_layers import stack, unchosen
-from paramdiff.errors import ConfigError, DriftError, UsageError
+from paramdiff.errors import ConfigError, DriftError, UsageError, echoed
 from paramdiff.parse.named_files import local_source
 from paramdiff.pin import Pin
 from paramdiff.render.launch_text import launch_text
@@ -44,7 +44,7 @@ def layers_lines(
     yield from launch_text(result)
     if not result.passed:
         raise DriftError(
-            [f"launch {launch!r}: {len(result.findings)} finding(s) (the FAIL lines above)"],
+            [f"launch {echoed(launch)}: {len(result.findings)} finding(s) (the FAIL lines above)"],
             "fix each where its line says, or acknowledge a model's finding in the overlay",
         )
 

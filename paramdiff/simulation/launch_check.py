@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from paramdiff.comparison.sitl_layers import Layers, stack
 from paramdiff.digests import sha256_of
-from paramdiff.errors import ConfigError, InputError
+from paramdiff.errors import ConfigError, InputError, echoed
 from paramdiff.files import project_path
 from paramdiff.model.source import Source
 from paramdiff.overlay.file import Acknowledgement
@@ -119,7 +119,7 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
             continue
         if f.origin.startswith("frame"):
             raise ConfigError(
-                f"launch {launch.text!r} loads {f.path} ({f.origin}), which profile "
+                f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which profile "
                 f"'{ctx.profile.name}' pin {ctx.pin} does not pin",
                 f"add a role (repo ArduPilot/ardupilot, path {f.path}) to the pin in "
                 "sources.yaml and run paramdiff fetch",
@@ -127,8 +127,8 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
         local = launch_file(ctx.config.root, launch, f)
         if not local.is_file():
             raise InputError(
-                f"launch {launch.text!r} loads {f.path} ({f.origin}), which is neither pinned "
-                "nor a file here",
+                f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which is "
+                "neither pinned nor a file here",
                 "pin it in sources.yaml, or give a path to an existing file",
             )
         out.append(Layer(f.path, f.origin, "local", local_source(local, role=f.path)))
@@ -145,8 +145,9 @@ def launch_file(root: Path, launch: Launch, f: DefaultsFile) -> Path:
     resolved = Path(os.path.realpath(root / f.path))
     if not resolved.is_relative_to(inside) or resolved.is_relative_to(inside / ".git"):
         raise InputError(
-            f"launch {launch.text!r} loads {f.path} ({f.origin}), which leads outside the "
-            "project" + (" or into its .git folder" if resolved.is_relative_to(inside) else ""),
+            f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which leads "
+            "outside the project"
+            + (" or into its .git folder" if resolved.is_relative_to(inside) else ""),
             "copy the file into the project and name it by its path there "
             "(relative to sources.yaml, no link out)",
         )
