@@ -334,30 +334,20 @@ def _json(
         )
 
     checked = checked_with(params)
-    fix = (
-        f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
-        f"{ctx.overlay().file}, or acknowledge the finding there (acknowledged:)"
-    )
+    fix = _model_fix(ctx, label)
     cause = None
     if checked.findings and result.launch.vehicle == "ArduCopter":
-        cause = frame.model_frame(
-            params,
-            lambda p: frozenset(map(str, checked_with(p).findings)),
-            result.launch,
-            _from_layers(result),
-        )
+        rechecked = lambda p: frozenset(map(str, checked_with(p).findings))  # noqa: E731
+        cause = frame.model_frame(params, rechecked, result.launch, _from_layers(result))
     explained: frozenset[str] = frozenset()
     if cause is not None:  # one cause, one finding, its own fix
         result.findings.append(LaunchFinding(f"{label}: {cause[0]}", cause[1], label, sha))
         explained = cause[2]
     unloaded = _unloaded_fix(result)
-    with_derived = frozenset(map(str, checked.findings))  # nothing cleared unless shown
-    if unloaded and checked.findings and result.derived is not None:
-        # what the derived file's values clear follows from it not being loaded: that fix only
-        derived_values = {n: p.value for n, p in result.derived.file.params.items()}
-        with_derived = frozenset(map(str, checked_with({**params, **derived_values}).findings))
+    with_derived = _with_derived(result, checked, checked_with) if unloaded else None
     for f in (f for f in checked.findings if str(f) not in explained):
-        own = unloaded if unloaded and str(f) not in with_derived else fix
+        cleared = with_derived is not None and str(f) not in with_derived
+        own = unloaded if unloaded and cleared else fix
         result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", own, label, sha))
     channels, placed = _as_moved(result, checked, data, file, resolve_include, label, sha)
     respond = gazebo.response(channels, placed, result.launch.vehicle == "ArduCopter")
@@ -367,6 +357,26 @@ def _json(
             result.findings.append(LaunchFinding(f"{label}: {r.finding}", fix, label, sha))
         elif r.note:
             result.notes.append(f"{label}: {r.note}")
+
+
+def _model_fix(ctx: PinFiles, label: str) -> str:
+    return (
+        f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
+        f"{ctx.overlay().file}, or acknowledge the finding there (acknowledged:)"
+    )
+
+
+def _with_derived(
+    result: LaunchResult,
+    checked: ModelCheck,
+    checked_with: Callable[[dict[str, float]], ModelCheck],
+) -> frozenset[str] | None:
+    """The model findings left with the derived file's values on top of the launch's: the
+    others follow from the launch not loading it, so loading it is their only fix."""
+    if not checked.findings or result.derived is None:
+        return None
+    derived_values = {n: p.value for n, p in result.derived.file.params.items()}
+    return frozenset(map(str, checked_with({**result.params, **derived_values}).findings))
 
 
 def _as_moved(
