@@ -102,6 +102,16 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
     return shown if len(text) <= limit else f"{shown}… ({len(text)} characters)"
 
 
+ECHO_LIMIT = 200  # a launch command line or a path an error echoes back
+
+
+def echoed(text: str) -> str:
+    """A launch or path as an error quotes it back: in quotes, cut at ``ECHO_LIMIT``
+    characters with a mark saying so (a 100,000-character path must not fill the Error
+    line); the one place every such echo goes through."""
+    return f"'{quote(text, ECHO_LIMIT)}'" if len(text) > ECHO_LIMIT else repr(text)
+
+
 INTERNAL_ERROR_EXIT = 3
 
 

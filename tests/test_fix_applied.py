@@ -188,9 +188,43 @@ def test_a_plus_frame_on_the_x_model_is_one_frame_finding_whose_value_fixes_it(
     launch = f"arducopter -w --model JSON --defaults copter.parm,{X500},frame.parm"
     text, fix = only(run(upstream, "holybro_x500", launch, root))
     assert "laid out as a quad X (FRAME_TYPE 1), but the launch runs FRAME_TYPE 0" in text
-    assert fix.startswith("FRAME_TYPE 1 ") and "-f gazebo-iris" in fix
+    # the derived file carries FRAME_TYPE 1: the cause is frame.parm's line, not a delta,
+    # and a SITL binary takes no -f
+    assert fix.startswith("drop line 1 (FRAME_TYPE 0) of frame.parm, or frame.parm")
+    assert "-f gazebo-iris" not in fix and "delta" not in fix
     assert "SERVO3_FUNCTION" not in text + fix  # never a per-channel rewiring
-    name, value = fix.split(" ", 2)[:2]
-    override.write_text(f"{name} {value}\n")
+    override.write_text("FRAME_CLASS 1\n")  # the FRAME_TYPE line dropped
     fixed = run(upstream, "holybro_x500", launch, root)
+    assert fixed.passed, [f.text for f in fixed.findings]
+
+
+def test_a_launch_without_the_derived_file_is_told_only_to_load_it(upstream: Path) -> None:
+    # issue #28 review 4a: the derived file carries FRAME_TYPE 1 and MOT_PWM_MIN/MAX, so
+    # neither a delta nor a sim_vehicle.py flag (a binary takes no -f) is the fix
+    launch = "arducopter --model JSON --defaults copter.parm"
+    result = run(upstream, "holybro_x500", launch)
+    load = f"put {X500} last in --defaults: --defaults copter.parm,{X500}"
+    assert result.findings and {f.fix for f in result.findings} == {load}
+    fixed = run(upstream, "holybro_x500", launch.replace("copter.parm", f"copter.parm,{X500}"))
+    assert fixed.passed, [f.text for f in fixed.findings]
+
+
+def test_a_later_file_that_wins_over_the_derived_esc_values_is_named_with_its_lines(
+    upstream: Path, tmp_path: Path
+) -> None:
+    # issue #28 review 4b: the overlay already has TKOFF_RPM_MIN 0 and INS_HNTCH_MODE 1;
+    # esc.parm, loaded after the derived file, wins
+    root = project_copy(tmp_path)
+    esc = root / "esc.parm"
+    esc.write_text("TKOFF_RPM_MIN 1000\nINS_HNTCH_MODE 3\n")
+    launch = (
+        f"sim_vehicle.py -v ArduCopter -w -f gazebo-iris --model JSON --add-param-file={X500} "
+        "--add-param-file=esc.parm"
+    )
+    fixes = [f.fix for f in run(upstream, "holybro_x500", launch, root).findings]
+    assert len(fixes) == 2, fixes
+    assert fixes[0].startswith("drop line 1 (TKOFF_RPM_MIN 1000) of esc.parm, or esc.parm")
+    assert fixes[1].startswith("drop line 2 (INS_HNTCH_MODE 3) of esc.parm, or esc.parm")
+    assert not any("delta" in f for f in fixes)
+    fixed = run(upstream, "holybro_x500", launch.replace(" --add-param-file=esc.parm", ""), root)
     assert fixed.passed, [f.text for f in fixed.findings]

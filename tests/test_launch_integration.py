@@ -262,3 +262,18 @@ def test_stock_launches_run_the_firmware_boot_outputs(
     assert "function (0)" not in result.output
     if profile == "bluerov2_heavy":
         assert "note: pitch not controlled by this frame" in result.output
+
+
+def test_layers_launch_without_profile_is_refused_as_check_refuses_it(repo: list[str]) -> None:
+    # issue #28 review 5: without --profile, layers judged this Sub launch as the first
+    # profile (blueboat) and printed a wrong fix
+    launch = (
+        "sim_vehicle.py -v ArduSub -f vectored_6dof "
+        "--add-param-file=derived/bluerov2_heavy_sitl.params"
+    )
+    result = run_cli(["layers", *repo, "--launch", launch])
+    assert result.exit_code == 2, result.output
+    assert "--launch needs --profile" in result.output and "bluerov2_heavy" in result.output
+    named = run_cli(["layers", *repo, "--profile", "bluerov2_heavy", "--launch", launch])
+    assert "--launch needs --profile" not in named.output
+    assert "blueboat" not in named.output

@@ -74,3 +74,26 @@ def test_a_launch_file_outside_the_project_from_the_command_line(tmp_path: Path)
         assert result.exit_code == 2, result.output
         assert "outside the project" in result.output
         assert "TOKEN" not in result.output
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "--add-param-file=" + "a" * 100_000,  # a path the OS refuses (File name too long)
+        "--add-param-file=" + "a/" * 50_000 + "x",  # a path that is simply not there
+        "--bogus" + "a" * 100_000,  # an option no sim_vehicle.py has
+    ],
+)
+def test_a_huge_launch_or_path_is_echoed_cut_with_a_mark(tmp_path: Path, tail: str) -> None:
+    # issue #28 review 6: the Error line echoed 100,000 characters of the path
+    _, loc = project(
+        tmp_path, "ardurover -w --model rover-skid --defaults derived/boat_sitl.params"
+    )
+    for command in ("fetch", "derive"):
+        assert run_cli([command, *loc]).exit_code == 0
+    launch = f"sim_vehicle.py -v Rover -w -f rover-skid {tail}"
+    result = run_cli(["layers", *loc, "--launch", launch])
+    assert result.exit_code == 2, result.output[:300]
+    errors = [ln for ln in result.output.splitlines() if ln.startswith("Error:")]
+    assert len(errors) == 1, result.output[:300]
+    assert len(errors[0]) < 700 and "characters)" in errors[0], errors[0][:300]

@@ -17,7 +17,13 @@ from contextlib import contextmanager
 
 import click
 
-from paramdiff.errors import INTERNAL_ERROR_EXIT, ParamdiffError, internal_error_line
+from paramdiff.errors import (
+    ECHO_LIMIT,
+    INTERNAL_ERROR_EXIT,
+    ParamdiffError,
+    internal_error_line,
+    quote,
+)
 from paramdiff.render.safe_text import visible
 
 READER_LEFT_EXIT = 141  # 128 + SIGPIPE, as a shell reports `cat big | head`
@@ -77,7 +83,7 @@ def guarded(run: Callable[[], int | None]) -> int:
         _silence_stdout()
         return READER_LEFT_EXIT
     except OSError as exc:  # a file boundary the library did not name itself
-        where = f"{exc.filename}: " if exc.filename else ""
+        where = f"{quote(str(exc.filename), ECHO_LIMIT)}: " if exc.filename else ""
         _say(f"Error: {where}{exc.strerror or exc} — check the path")
         return USAGE_EXIT
     except (KeyboardInterrupt, click.Abort):  # Abort: click's word for an interrupt

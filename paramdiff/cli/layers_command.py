@@ -26,4 +26,5 @@ def layers(pin: Pin, frame: str | None, launch: str | None, files: tuple[Path, .
     """What SITL actually runs: frame defaults, then each FILE (default: the derived file).
 
     With --launch, exit 1 when the launch fails (a FAIL line), as check does."""
-    echo_lines(layers_lines(pin, frame, launch, list(files)))
+    given = click.get_current_context().params.get("profile") is not None
+    echo_lines(layers_lines(pin, frame, launch, list(files), profile_given=given))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paramdiff.comparison.sitl_layers import stack, unchosen
-from paramdiff.errors import ConfigError, DriftError, UsageError
+from paramdiff.errors import ConfigError, DriftError, UsageError, echoed
 from paramdiff.parse.named_files import local_source
 from paramdiff.pin import Pin
 from paramdiff.render.launch_text import launch_text
@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 
 
 def layers_lines(
-    pin: Pin, frame: str | None = None, launch: str | None = None, files: list[Path] | None = None
+    pin: Pin,
+    frame: str | None = None,
+    launch: str | None = None,
+    files: list[Path] | None = None,
+    profile_given: bool = True,
 ) -> Iterator[str]:
     """`paramdiff layers`: the lines of what SITL runs (``layers``). With ``launch`` (a launch
     command line, which names the files and the frame): its stack, physics and pilot-input
@@ -29,11 +33,18 @@ def layers_lines(
         return
     if frame or files:
         raise UsageError("--launch names the files and the frame; drop --frame and FILEs")
+    if not profile_given and len(pin.config.profiles) > 1:
+        # as check --launch: the first profile's derived file and model would judge another
+        # vehicle's launch (issue #28 review 5)
+        raise UsageError(
+            "--launch needs --profile: name the vehicle the launch runs",
+            f"add --profile with one of: {', '.join(pin.config.profiles)}",
+        )
     result = adhoc(pin, launch, [])
     yield from launch_text(result)
     if not result.passed:
         raise DriftError(
-            [f"launch {launch!r}: {len(result.findings)} finding(s) (the FAIL lines above)"],
+            [f"launch {echoed(launch)}: {len(result.findings)} finding(s) (the FAIL lines above)"],
             "fix each where its line says, or acknowledge a model's finding in the overlay",
         )
 

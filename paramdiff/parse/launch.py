@@ -24,7 +24,7 @@ import posixpath
 import shlex
 from typing import Any, NamedTuple
 
-from paramdiff.errors import UsageError
+from paramdiff.errors import UsageError, echoed, quote
 from paramdiff.parse import vehicleinfo
 from paramdiff.parse.vehicleinfo import FrameInfo
 
@@ -128,7 +128,7 @@ def _joined(text: str) -> str:
             )
             line = text.count("\n", 0, i) + 1
             raise UsageError(
-                f"launch {text[:80]!r}: an unquoted {what} on line {line}: a shell would {effect}",
+                f"launch {echoed(text)}: an unquoted {what} on line {line}: a shell would {effect}",
                 "give the launch on one line, or end each line but the last with a backslash",
             )
         out.append(c)
@@ -140,7 +140,9 @@ def split(text: str) -> list[str]:
     try:
         words = shlex.split(_joined(text))
     except ValueError as exc:
-        raise UsageError(f"launch {text!r}: {exc}", "quote it as a POSIX shell would") from exc
+        raise UsageError(
+            f"launch {echoed(text)}: {exc}", "quote it as a POSIX shell would"
+        ) from exc
     if not words:
         raise UsageError(
             "the launch is empty", 'give the command line, e.g. "sim_vehicle.py -v Rover"'
@@ -167,13 +169,13 @@ def _long(word: str, known: set[str], program: str, text: str) -> str:
         return hits[0]
     if word == "--defaults" and program == SIM_VEHICLE:
         raise UsageError(
-            f"launch {text!r}: sim_vehicle.py ({vehicleinfo.source()}) has no --defaults option "
-            'and stops with "no such option: --defaults"',
+            f"launch {echoed(text)}: sim_vehicle.py ({vehicleinfo.source()}) has no --defaults "
+            'option and stops with "no such option: --defaults"',
             "load extra files with --add-param-file FILE (after the frame's defaults), or give "
             "--defaults to the SITL binary itself",
         )
     raise UsageError(
-        f"launch {text!r}: {program} has no option {word}"
+        f"launch {echoed(text)}: {program} has no option {quote(word)}"
         + (f" (ambiguous: {', '.join(hits)})" if hits else ""),
         "remove it, or spell one of the program's options",
     )
@@ -182,7 +184,7 @@ def _long(word: str, known: set[str], program: str, text: str) -> str:
 def _value(text: str, args: list[str], i: int, name: str) -> tuple[str, int]:
     """The next word as ``name``'s value, and the index after it."""
     if i >= len(args):
-        raise UsageError(f"launch {text!r}: {name} needs a value", f"{name} VALUE")
+        raise UsageError(f"launch {echoed(text)}: {name} needs a value", f"{name} VALUE")
     return args[i], i + 1
 
 
@@ -201,7 +203,7 @@ def _options(
             name, eq, value = word.partition("=")
             name = _long(name, long_values | long_flags, program, text)
             if name in long_flags and eq:
-                raise UsageError(f"launch {text!r}: {name} takes no value", f"write {name}")
+                raise UsageError(f"launch {echoed(text)}: {name} takes no value", f"write {name}")
             if name in long_values and not eq:
                 value, i = _value(text, args, i, name)
             out.append((name, value if name in long_values else None))
@@ -215,7 +217,9 @@ def _options(
                 value, i = (rest, i) if rest else _value(text, args, i, flag)
                 out.append((short_values[flag], value))
             else:
-                raise UsageError(f"launch {text!r}: {program} has no option {flag}", "remove it")
+                raise UsageError(
+                    f"launch {echoed(text)}: {program} has no option {quote(flag)}", "remove it"
+                )
         else:
             positional.append(word)
     return out, positional
@@ -228,13 +232,13 @@ def _sim_vehicle(text: str, args: list[str]) -> Launch:
     )  # fmt: skip
     if positional:
         raise UsageError(
-            f"launch {text!r}: sim_vehicle.py takes no arguments ({' '.join(positional)})",
+            f"launch {echoed(text)}: sim_vehicle.py takes no arguments ({' '.join(positional)})",
             "pass them to MAVProxy with -m/--mavproxy-args, or remove them",
         )
     given = {k: v for k, v in opts}  # optparse: the last one wins
     if "--vehicle" not in given:
         raise UsageError(
-            f"launch {text!r} has no -v: sim_vehicle.py would guess the vehicle from the "
+            f"launch {echoed(text)} has no -v: sim_vehicle.py would guess the vehicle from the "
             "directory it is started in",
             "give -v Rover, -v ArduSub or -v ArduCopter",
         )
@@ -271,13 +275,13 @@ def _sitl(text: str, binary: str, args: list[str]) -> Launch:
     )  # fmt: skip
     if positional:
         raise UsageError(
-            f"launch {text!r}: the SITL binary takes no arguments ({' '.join(positional)})",
+            f"launch {echoed(text)}: the SITL binary takes no arguments ({' '.join(positional)})",
             "remove them",
         )
     given = {k: v for k, v in opts}
     if not given.get("--model"):
         raise UsageError(
-            f'launch {text!r} has no --model: the SITL binary exits with "You must specify a '
+            f'launch {echoed(text)} has no --model: the SITL binary exits with "You must specify a '
             'vehicle model"',
             "add --model JSON (Gazebo) or a built-in model such as --model rover-skid",
         )

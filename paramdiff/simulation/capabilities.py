@@ -16,6 +16,7 @@ backend's position on every backend (libraries/SITL/SIM_GPS.cpp). The ROS 2 laun
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from paramdiff.model.values import format_value
@@ -120,8 +121,15 @@ NEEDS = (
 )
 
 
-def lacking(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tuple[str, str]]:
-    """(finding, fix) for each value that needs what ``backend`` does not simulate."""
+def lacking(
+    backend: Backend,
+    vehicle: str,
+    params: dict[str, float],
+    from_layers: Callable[[str, float], str | None] = lambda name, value: None,
+) -> list[tuple[str, str]]:
+    """(finding, fix) for each value that needs what ``backend`` does not simulate. The fix is
+    a SITL delta, or ``from_layers`` (simulation/frame.py layered_fix) when the derived file
+    already carries that delta and the launch's layers lose it."""
     caps = of(backend)
     if caps is None:
         return []
@@ -135,7 +143,8 @@ def lacking(backend: Backend, vehicle: str, params: dict[str, float]) -> list[tu
                 (
                     f"{need.param} {format_value(value)} {need.applies} ({need.user}), but "
                     f"{caps.backend} gives no {need.needs}: {caps.lacks[need.needs]}",
-                    f"a SITL delta in the overlay: {need.param} {format_value(need.without)} "
+                    from_layers(need.param, need.without)
+                    or f"a SITL delta in the overlay: {need.param} {format_value(need.without)} "
                     f"({need.without_means}), with the reason that {caps.backend} has no "
                     f"{need.needs}; or run the built-in physics, which has it",
                 )

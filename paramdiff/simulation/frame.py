@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from paramdiff.model.source import Source
-from paramdiff.model.values import format_value
+from paramdiff.model.values import format_value, same_value
 from paramdiff.parse.launch import SIM_VEHICLE, Launch
 
 if TYPE_CHECKING:
@@ -48,6 +48,38 @@ def load_fix(launch: Launch, derived_path: str) -> str:
         return f"add --add-param-file={derived_path} to the launch (it loads after -f's files)"
     listed = ",".join([*(f.path for f in launch.files if f.path != derived_path), derived_path])
     return f"put {derived_path} last in --defaults: --defaults {listed}"
+
+
+def layered_fix(
+    launch: Launch,
+    layers: Sequence[Layer],
+    stacked: Layers,
+    derived: Source,
+    derived_path: str,
+    name: str,
+    want: float,
+) -> str | None:
+    """The fix for a value the launch runs where ``want`` is needed, when the derived file
+    already sets ``name`` to ``want`` (its overlay has the delta): the cause is then in the
+    launch's layers, so the fix is there too: load the derived file, or drop the file (or its
+    line) that loads after it and wins. None when the derived file does not carry ``want``
+    (then a delta in the overlay is the fix)."""
+    mine = derived.file.params.get(name)
+    if mine is None or not same_value(mine.value, want):
+        return None
+    if not any(ly.kind == "derived" for ly in layers):
+        return load_fix(launch, derived_path)
+    won = stacked.effective.get(name)
+    winner = next((ly for ly in reversed(layers) if won and ly.source.role == won.layer), None)
+    if won is None or winner is None or winner.kind == "derived":
+        return None
+    if winner.kind == "pinned":  # a frame defaults file: the derived file must load after it
+        return load_fix(launch, derived_path)
+    line = f"line {won.param.line} ({name} {won.param.text}) of " if won.param.line > 0 else ""
+    return (
+        f"drop {line}{winner.path}, or {winner.path} from the launch: it loads after "
+        f"{derived_path} ({name} {mine.text}) and wins"
+    )
 
 
 def check(
@@ -96,13 +128,19 @@ QUAD_TYPES = {0.0: ("quad +", ""), 1.0: ("quad X", "-f gazebo-iris")}
 
 
 def model_frame(
-    params: dict[str, float], findings_with: Callable[[dict[str, float]], frozenset[str]]
+    params: dict[str, float],
+    findings_with: Callable[[dict[str, float]], frozenset[str]],
+    launch: Launch,
+    from_layers: Callable[[str, float], str | None],
 ) -> tuple[str, str, frozenset[str]] | None:
     """(finding, fix, the findings it explains) when some of the Gazebo model's channel
     findings are there only because the launch runs another quad FRAME_TYPE than the model's
     rotors are laid out for: the cause is the frame parameter, so the fix is that parameter
     (or the frame flag that sets it), not per-channel SERVOn_FUNCTION deltas.
-    ``findings_with`` re-runs the model check on other parameters."""
+    ``findings_with`` re-runs the model check on other parameters; ``from_layers`` is the fix
+    when the derived file already carries the value (``layered_fix``): then neither a delta
+    nor a flag is, only what the layers do wrong. The flag is offered to sim_vehicle.py
+    only: a SITL binary takes no -f."""
     if params.get("FRAME_CLASS") != 1.0:
         return None
     have = params.get("FRAME_TYPE", 0.0)
@@ -112,13 +150,17 @@ def model_frame(
         if not alt < now:  # it must clear some findings and add none
             continue
         running = QUAD_TYPES.get(have, (f"FRAME_TYPE {format_value(have)}", ""))[0]
-        also = f", or {flag} on the launch (its defaults file sets it)" if flag else ""
+        offer = flag and launch.form == SIM_VEHICLE
+        also = f", or {flag} on the launch (its defaults file sets it)" if offer else ""
+        fix = from_layers("FRAME_TYPE", want) or (
+            f"FRAME_TYPE {format_value(want)} (a delta in the overlay, so the derived file "
+            f"carries it){also}"
+        )
         return (
             f"the model's rotors are laid out as a {name} (FRAME_TYPE {format_value(want)}), "
             f"but the launch runs FRAME_TYPE {format_value(have)} ({running}): "
             f"{len(now - alt)} channel finding(s) follow from that",
-            f"FRAME_TYPE {format_value(want)} (a delta in the overlay, so the derived file "
-            f"carries it){also}",
+            fix,
             now - alt,
         )
     return None

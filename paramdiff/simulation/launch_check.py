@@ -9,13 +9,14 @@ parameters), the pilot-input rows, and which findings an overlay acknowledgement
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from paramdiff.comparison.sitl_layers import Layers, stack
 from paramdiff.digests import sha256_of
-from paramdiff.errors import ConfigError, InputError
+from paramdiff.errors import ConfigError, InputError, echoed
 from paramdiff.files import project_path
 from paramdiff.model.source import Source
 from paramdiff.overlay.file import Acknowledgement
@@ -91,6 +92,8 @@ class LaunchResult:
     findings: list[LaunchFinding] = field(default_factory=list)  # not acknowledged
     acknowledged: list[tuple[LaunchFinding, Acknowledgement]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    derived: Source | None = None  # the profile's derived file, loaded by the launch or not
+    derived_path: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -118,7 +121,7 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
             continue
         if f.origin.startswith("frame"):
             raise ConfigError(
-                f"launch {launch.text!r} loads {f.path} ({f.origin}), which profile "
+                f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which profile "
                 f"'{ctx.profile.name}' pin {ctx.pin} does not pin",
                 f"add a role (repo ArduPilot/ardupilot, path {f.path}) to the pin in "
                 "sources.yaml and run paramdiff fetch",
@@ -126,8 +129,8 @@ def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer
         local = launch_file(ctx.config.root, launch, f)
         if not local.is_file():
             raise InputError(
-                f"launch {launch.text!r} loads {f.path} ({f.origin}), which is neither pinned "
-                "nor a file here",
+                f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which is "
+                "neither pinned nor a file here",
                 "pin it in sources.yaml, or give a path to an existing file",
             )
         out.append(Layer(f.path, f.origin, "local", local_source(local, role=f.path)))
@@ -144,8 +147,9 @@ def launch_file(root: Path, launch: Launch, f: DefaultsFile) -> Path:
     resolved = Path(os.path.realpath(root / f.path))
     if not resolved.is_relative_to(inside) or resolved.is_relative_to(inside / ".git"):
         raise InputError(
-            f"launch {launch.text!r} loads {f.path} ({f.origin}), which leads outside the "
-            "project" + (" or into its .git folder" if resolved.is_relative_to(inside) else ""),
+            f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which leads "
+            "outside the project"
+            + (" or into its .git folder" if resolved.is_relative_to(inside) else ""),
             "copy the file into the project and name it by its path there "
             "(relative to sources.yaml, no link out)",
         )
@@ -212,6 +216,7 @@ def verify_launch(
 ) -> LaunchResult:
     layers = resolve_layers(ctx, launch, derived)
     result = LaunchResult(name, launch, layers, stacked(launch, layers), resolve(launch.model))
+    result.derived, result.derived_path = derived, ctx.profile.derived_path(ctx.pin)
     result.notes.extend(launch.notes)
     if launch.stored_values_survive:
         result.notes.append(
@@ -258,6 +263,28 @@ def verify_launch(
     return result
 
 
+def _from_layers(result: LaunchResult) -> Callable[[str, float], str | None]:
+    """The fix a value's finding takes from the layers when the derived file already sets
+    the value needed (frame.layered_fix): never a delta the overlay already has."""
+
+    def fix(name: str, want: float) -> str | None:
+        if result.derived is None or not result.derived_path:
+            return None
+        return frame.layered_fix(
+            result.launch, result.layers, result.stack, result.derived, result.derived_path,
+            name, want,
+        )  # fmt: skip
+
+    return fix
+
+
+def _unloaded_fix(result: LaunchResult) -> str | None:
+    """The fix that loads the derived file, when the launch does not load it."""
+    if not result.derived_path or any(ly.kind == "derived" for ly in result.layers):
+        return None
+    return frame.load_fix(result.launch, result.derived_path)
+
+
 def _frame_and_needs(ctx: PinFiles, result: LaunchResult) -> None:
     """First: the derived file not loaded, or a frame parameter of it a later file changes
     (paramdiff/simulation/frame.py); then each value that needs what the backend does not
@@ -266,7 +293,8 @@ def _frame_and_needs(ctx: PinFiles, result: LaunchResult) -> None:
     target = ctx.profile.derived_path(ctx.pin)
     for text, fix in frame.check(launch, result.layers, result.stack, target) if target else ():
         result.findings.append(LaunchFinding(text, fix))
-    for text, fix in capabilities.lacking(result.backend, launch.vehicle, params):
+    needs = capabilities.lacking(result.backend, launch.vehicle, params, _from_layers(result))
+    for text, fix in needs:
         result.findings.append(LaunchFinding(text, fix))
     note = capabilities.esc_note(result.backend, launch.vehicle, params)
     if note:
@@ -318,19 +346,21 @@ def _json(
         )
 
     checked = checked_with(params)
-    fix = (
-        f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
-        f"{ctx.overlay().file}, or acknowledge the finding there (acknowledged:)"
-    )
+    fix = _model_fix(ctx, label)
     cause = None
     if checked.findings and result.launch.vehicle == "ArduCopter":
-        cause = frame.model_frame(params, lambda p: frozenset(map(str, checked_with(p).findings)))
+        rechecked = lambda p: frozenset(map(str, checked_with(p).findings))  # noqa: E731
+        cause = frame.model_frame(params, rechecked, result.launch, _from_layers(result))
     explained: frozenset[str] = frozenset()
     if cause is not None:  # one cause, one finding, its own fix
         result.findings.append(LaunchFinding(f"{label}: {cause[0]}", cause[1], label, sha))
         explained = cause[2]
+    unloaded = _unloaded_fix(result)
+    with_derived = _with_derived(result, checked, checked_with) if unloaded else None
     for f in (f for f in checked.findings if str(f) not in explained):
-        result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", fix, label, sha))
+        cleared = with_derived is not None and str(f) not in with_derived
+        own = unloaded if unloaded and cleared else fix
+        result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", own, label, sha))
     channels, placed = _as_moved(result, checked, data, file, resolve_include, label, sha)
     respond = gazebo.response(channels, placed, result.launch.vehicle == "ArduCopter")
     result.rows = _held(result, pilot_test(result.launch.vehicle, params, respond))
@@ -339,6 +369,26 @@ def _json(
             result.findings.append(LaunchFinding(f"{label}: {r.finding}", fix, label, sha))
         elif r.note:
             result.notes.append(f"{label}: {r.note}")
+
+
+def _model_fix(ctx: PinFiles, label: str) -> str:
+    return (
+        f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
+        f"{ctx.overlay().file}, or acknowledge the finding there (acknowledged:)"
+    )
+
+
+def _with_derived(
+    result: LaunchResult,
+    checked: ModelCheck,
+    checked_with: Callable[[dict[str, float]], ModelCheck],
+) -> frozenset[str] | None:
+    """The model findings left with the derived file's values on top of the launch's: the
+    others follow from the launch not loading it, so loading it is their only fix."""
+    if not checked.findings or result.derived is None:
+        return None
+    derived_values = {n: p.value for n, p in result.derived.file.params.items()}
+    return frozenset(map(str, checked_with({**result.params, **derived_values}).findings))
 
 
 def _as_moved(
