@@ -121,6 +121,14 @@ def test_edits_are_commented_and_the_rest_is_byte_for_byte() -> None:
     ]
 
 
+def test_an_old_value_holding_two_dashes_stays_a_well_formed_comment() -> None:
+    """'--' may not stand inside an XML comment (XML 1.0 §2.5): the old value is shown as '- -'."""
+    wrong = WRONG.replace(b"motor_port_joint/cmd_thrust<", b"motor_port_joint/cmd_thrust--old<", 1)
+    assert wrong != WRONG
+    out = derived(wrong).decode()
+    assert "cmd_thrust- -old) -->" in out and "cmd_thrust--old) -->" not in out
+
+
 def test_deriving_the_derived_model_changes_nothing() -> None:
     once = derived(WRONG)
     assert derived(once) == once

@@ -58,6 +58,9 @@ def test_between_two_sheets_the_curve_is_interpolated_and_says_so() -> None:
         (b"pwm,thrust\n1100,1\n", 12, "cannot tell the columns or units", 1),
         (b"pwm_us,thrust_n\n1100,1\n1100,2\n", 12, "does not rise", 3),
         (b"pwm_us,thrust_n\n1100,x\n", 12, "is not a PWM width and a thrust", 2),
+        (b"pwm_us,thrust_n\n1100,1\n1700,nan\n", 12, "is not a PWM width and a thrust", 3),
+        (b"pwm_us,thrust_n\nnan,1\n1700,2\n", 12, "is not a PWM width and a thrust", 2),
+        (b"pwm_us,thrust_n\n1100,1\n1900,inf\n", 12, "is not a PWM width and a thrust", 3),
     ],
 )
 def test_a_table_it_cannot_trust_is_refused_with_its_line(
@@ -102,6 +105,10 @@ profiles:
         ("{role: t200, voltage: -1, voltage_reason: x}", "is not a number of volts"),
         ("{role: t200, voltage: 16}", "voltage_reason"),
         ("{role: t200, voltage: 16, voltage_reason: x, model: sources.yaml}", "must not write"),
+        (
+            "{role: t200, voltage: 16, voltage_reason: x, model: derived/boat_sitl.params}",
+            "derive would write SDF over another kind of file",
+        ),
     ],
 )
 def test_a_bad_thrusters_block_is_refused_on_its_line(

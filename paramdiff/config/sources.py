@@ -253,6 +253,12 @@ def _thrusters(
     if "model" in raw:
         model = check_relpath(raw["model"], doc, (*path, "model"))
         _check_output_path(doc, (*path, "model"), model, overlay)
+        if not model.endswith(".sdf"):  # derive writes SDF there: never over a params file
+            raise doc.error(
+                (*path, "model"),
+                f"'model' names {model!r}, where derive would write SDF over another kind of file",
+                "name an .sdf file of its own, e.g. derived/<vehicle>_model.sdf",
+            )
     return Thrusters(role, float(voltage), reason, model, doc.line(path))
 
 

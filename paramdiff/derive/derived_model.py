@@ -172,7 +172,9 @@ def _set(
     old = data[found.start(1) : found.end(1)].decode()
     if _same(old, new):
         return
-    text = f"<{tag}>{new}</{tag}> <!-- paramdiff: {source} (was {old.strip()}) -->"
+    # "--" may not stand inside an XML comment: an old value holding it is shown with "- -"
+    was = old.strip().replace("--", "- -")
+    text = f"<{tag}>{new}</{tag}> <!-- paramdiff: {source} (was {was}) -->"
     yield (
         _Edit(found.start(), found.end(), text.encode()),
         Change(where, tag, old.strip(), new, source),

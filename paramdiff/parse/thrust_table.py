@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 import zipfile
 from dataclasses import dataclass
@@ -141,7 +142,7 @@ def _number(value: object, file: str, row: int, where: str) -> float:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         number = float("nan")
-    if number != number:  # NaN: an empty or text cell
+    if not math.isfinite(number):  # NaN: an empty or text cell; inf: no measurement
         raise InputError(
             f"sheet '{where}': {value!r} is not a number",
             "every row needs a PWM width and a force",
@@ -237,7 +238,10 @@ def _csv_curve(data: bytes, file: str, voltage: float) -> ThrustCurve:
     rows = []
     for n, row in lines[1:]:
         try:
-            rows.append((n, float(row[pwm_at]), float(row[force_at]) * scales[force]))
+            pwm_us, thrust_n = float(row[pwm_at]), float(row[force_at]) * scales[force]
+            if not (math.isfinite(pwm_us) and math.isfinite(thrust_n)):
+                raise ValueError("nan or inf")  # float() takes them; no bench measures them
+            rows.append((n, pwm_us, thrust_n))
         except (IndexError, ValueError):
             raise InputError(
                 f"{','.join(row)!r} is not a PWM width and a thrust",
