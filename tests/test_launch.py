@@ -6,8 +6,7 @@ import pytest
 
 from paramdiff.errors import UsageError
 from paramdiff.parse.launch import SIM_VEHICLE, SITL, parse_launch, split
-from paramdiff.simulation import builtin_models as builtin
-from paramdiff.simulation import mixer, physics
+from paramdiff.simulation import builtin_models, mixer, physics
 from paramdiff.simulation.geometry import output_functions
 from paramdiff.simulation.pilot_input import DEAD, OK, REVERSED, UNCONTROLLED, pilot_test
 
@@ -188,7 +187,7 @@ def test_six_dof_factors_and_motor_direction() -> None:
 
 def verdicts(vehicle: str, params: dict[str, float], model: str) -> dict[str, str]:
     backend = physics.resolve(model)
-    rows = pilot_test(vehicle, params, builtin.response(backend))
+    rows = pilot_test(vehicle, params, builtin_models.response(backend))
     return {r.axis.name: r.verdict for r in rows}
 
 
@@ -199,14 +198,14 @@ def test_skid_rover_obeys_with_left_on_output_1() -> None:
 def test_swapped_thrusters_reverse_the_steering() -> None:
     swapped = {"SERVO1_FUNCTION": 74.0, "SERVO3_FUNCTION": 73.0}
     backend = physics.resolve("rover-skid")
-    rows = pilot_test("Rover", swapped, builtin.response(backend))
+    rows = pilot_test("Rover", swapped, builtin_models.response(backend))
     steering = rows[1]
     assert steering.verdict == REVERSED
     assert steering.finding == (
         "steering reversed: steer right → turns left (counter-clockwise seen from above)"
     )
     assert "SERVO1 1500→1300 (ThrottleRight)" in steering.outputs
-    found = builtin.check(backend, "Rover", swapped)
+    found = builtin_models.check(backend, "Rover", swapped)
     assert found[0][0].startswith("output 1: SIM_Rover skid steering reads it as motor1 (left)")
     assert found[0][1].startswith("SERVO1_FUNCTION 73")
 
@@ -225,7 +224,7 @@ def test_unmapped_output_is_a_dead_axis() -> None:
     assert rows == {"throttle": OK, "steering": OK}  # one motor still turns and pushes
     disabled = {"SERVO1_FUNCTION": 0.0, "SERVO3_FUNCTION": 0.0}
     assert verdicts("Rover", disabled, "rover-skid") == {"throttle": DEAD, "steering": DEAD}
-    found = builtin.check(physics.resolve("rover-skid"), "Rover", disabled)
+    found = builtin_models.check(physics.resolve("rover-skid"), "Rover", disabled)
     assert "but SERVO1_FUNCTION is Disabled (0)" in found[0][0]
 
 
@@ -233,7 +232,7 @@ def test_stock_rover_runs_the_firmware_boot_functions() -> None:
     # Rover::load_parameters: set_default_function(CH_1, k_steering), (CH_3, k_throttle)
     # (Rover/Parameters.cpp): outputs 1 and 3 no file sets are GroundSteering and Throttle.
     assert verdicts("Rover", {}, "rover") == {"throttle": OK, "steering": OK}
-    assert builtin.check(physics.resolve("rover"), "Rover", {}) == []
+    assert builtin_models.check(physics.resolve("rover"), "Rover", {}) == []
     mix = mixer.ugv({}, 0.0, 0.5)
     assert mix.pwm == {1: 1700.0, 3: 1500.0}
     assert mix.driven == {1: "GroundSteering", 3: "Throttle"}
@@ -244,15 +243,15 @@ def test_stock_rover_runs_the_firmware_boot_functions() -> None:
 
 
 def test_function_names_say_what_they_are() -> None:
-    assert builtin.name(0.0) == "Disabled (0)"
-    assert builtin.name(73.0) == "ThrottleLeft (73)"
-    assert builtin.name(120.0) == "function 120"
+    assert builtin_models.name(0.0) == "Disabled (0)"
+    assert builtin_models.name(73.0) == "ThrottleLeft (73)"
+    assert builtin_models.name(120.0) == "function 120"
 
 
 def test_motorboat_steers_with_output_1_and_refuses_a_skid_set() -> None:
     regular = {"SERVO1_FUNCTION": 26.0, "SERVO3_FUNCTION": 70.0}
     assert verdicts("Rover", regular, "motorboat") == {"throttle": OK, "steering": OK}
-    found = builtin.check(physics.resolve("motorboat"), "Rover", SKID)
+    found = builtin_models.check(physics.resolve("motorboat"), "Rover", SKID)
     assert "steers with output 1 and drives with output 3" in found[0][0]
 
 
@@ -260,18 +259,18 @@ def test_six_thruster_sub_cannot_pitch_an_eight_motor_frame() -> None:
     params = {"FRAME_CONFIG": 2.0}
     assert verdicts("ArduSub", params, "vectored")["pitch"] == DEAD
     assert set(verdicts("ArduSub", params, "vectored_6dof").values()) == {OK}
-    found = [t for t, _ in builtin.check(physics.resolve("vectored"), "ArduSub", params)]
+    found = [t for t, _ in builtin_models.check(physics.resolve("vectored"), "ArduSub", params)]
     assert "6 simulated thrusters for an 8-motor frame" in found[0]
     assert any("output 7 (Motor7 (39)) drives nothing" in t for t in found)
-    assert builtin.check(physics.resolve("vectored_6dof"), "ArduSub", params) == []
+    assert builtin_models.check(physics.resolve("vectored_6dof"), "ArduSub", params) == []
 
 
 def test_stock_sub_assigns_six_motors_and_does_not_command_pitch() -> None:
     # AP_Motors6DOF::setup_motors, SUB_FRAME_VECTORED (FRAME_CONFIG 1, the default): MOT_1..6,
     # no pitch factor; add_motor_num assigns only those motors' outputs at boot.
     backend = physics.resolve("vectored")
-    assert builtin.check(backend, "ArduSub", {}) == []
-    rows = {r.axis.name: r for r in pilot_test("ArduSub", {}, builtin.response(backend))}
+    assert builtin_models.check(backend, "ArduSub", {}) == []
+    rows = {r.axis.name: r for r in pilot_test("ArduSub", {}, builtin_models.response(backend))}
     pitch = rows["pitch"]
     assert pitch.verdict == UNCONTROLLED and not pitch.failed and pitch.finding == ""
     assert pitch.note == (
@@ -297,7 +296,7 @@ def test_quad_frames_fly_and_a_frame_mismatch_is_found() -> None:
     x = {"FRAME_CLASS": 1.0, "FRAME_TYPE": 1.0}
     assert set(verdicts("ArduCopter", x, "X").values()) == {OK}
     assert set(verdicts("ArduCopter", {**x, "FRAME_TYPE": 0.0}, "+").values()) == {OK}
-    found = builtin.check(physics.resolve("+"), "ArduCopter", x)
+    found = builtin_models.check(physics.resolve("+"), "ArduCopter", x)
     assert found[0][0] == (
         "FRAME_CLASS 1, FRAME_TYPE 1, but SIM_Frame quad + simulates FRAME_CLASS 1, FRAME_TYPE 0"
     )

@@ -26,8 +26,6 @@ from paramdiff.render.report_inputs import ReportInputs
 from paramdiff.render.report_model import channel_section
 
 # paramdiff/cli.py imports these two from here (the click CLI may import report_model's)
-from paramdiff.render.report_model import render_picture as render_picture
-from paramdiff.render.report_model import svg_output as svg_output
 from paramdiff.render.texttable import markdown_table
 
 STATUS_KEY = [

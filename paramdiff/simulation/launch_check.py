@@ -21,9 +21,7 @@ from paramdiff.files import project_path
 from paramdiff.model.source import Source
 from paramdiff.overlay.file import Acknowledgement
 from paramdiff.parse.launch import SIM_VEHICLE, DefaultsFile, Launch, file_kind, parse_launch
-from paramdiff.simulation import builtin_models as builtin
-from paramdiff.simulation import capabilities, frame
-from paramdiff.simulation import gazebo_plugin as gazebo
+from paramdiff.simulation import builtin_models, capabilities, frame, gazebo_plugin
 from paramdiff.simulation.physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
 from paramdiff.simulation.pilot_input import BLOCKED, Row, hold_takeoff, pilot_test
 
@@ -253,10 +251,12 @@ def verify_launch(
     elif backend.kind == JSON:
         _json(ctx, result, params, model_ref, extra_models or [])
     elif backend.kind == BUILT_IN:
-        for text, fix in builtin.check(backend, launch.vehicle, params, launch):
+        for text, fix in builtin_models.check(backend, launch.vehicle, params, launch):
             result.findings.append(LaunchFinding(text, fix))
-        fix = builtin.axis_fix(backend, launch)
-        result.rows = _held(result, pilot_test(launch.vehicle, params, builtin.response(backend)))
+        fix = builtin_models.axis_fix(backend, launch)
+        result.rows = _held(
+            result, pilot_test(launch.vehicle, params, builtin_models.response(backend))
+        )
         # a held climb's finding is capabilities.lacking's, with the value's own fix
         result.findings += [LaunchFinding(r.finding, fix) for r in result.rows if _axis_failed(r)]
         result.notes += [r.note for r in result.rows if r.note]
@@ -362,7 +362,7 @@ def _json(
         own = unloaded if unloaded and cleared else fix
         result.findings.append(LaunchFinding(f"{label}: {f}{f.fix_text()}", own, label, sha))
     channels, placed = _as_moved(result, checked, data, file, resolve_include, label, sha)
-    respond = gazebo.response(channels, placed, result.launch.vehicle == "ArduCopter")
+    respond = gazebo_plugin.response(channels, placed, result.launch.vehicle == "ArduCopter")
     result.rows = _held(result, pilot_test(result.launch.vehicle, params, respond))
     for r in result.rows:
         if _axis_failed(r):
@@ -406,7 +406,7 @@ def _as_moved(
     from paramdiff.simulation.actuators import place
     from paramdiff.simulation.geometry import read_model
 
-    channels, found = gazebo.follow_topics(checked.channels, read_actuation(data, file))
+    channels, found = gazebo_plugin.follow_topics(checked.channels, read_actuation(data, file))
     fix_all = f"in {label}'s <control> blocks"
     for text, fix in found:
         result.findings.append(LaunchFinding(f"{label}: {text}", f"{fix} {fix_all}", label, sha))
