@@ -9,7 +9,7 @@ report, layers, validate, history) are in ``paramdiff/jobs/``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,23 +21,30 @@ from paramdiff.config.roles import PARAM_FORMATS, SourceSpec
 from paramdiff.config.sources import Profile
 from paramdiff.derive.derived import Target, build
 from paramdiff.errors import ConfigError
-from paramdiff.fetch.engine import materialize, verify_cached
+from paramdiff.fetch.engine import locked_bytes, materialize, verify_cached
+from paramdiff.fetch.includes import pinned_includes
 from paramdiff.fetch.parsed import load_metadata
 from paramdiff.model.metadata import Metadata, firmware_of
 from paramdiff.model.params import ParamFile
 from paramdiff.model.source import Source
 from paramdiff.overlay.file import load_overlay
 from paramdiff.parse.any import parse_any, parse_names
-from paramdiff.parse.launch import launch_roles
+from paramdiff.parse.launch import launch_roles, parse_launch
 from paramdiff.parse.param_text import parse_params
 from paramdiff.parse.sdf import parse_sdf, read_channels
 from paramdiff.parse.sdf_paths import repo_resolver
-from paramdiff.project import Project, blueos_includes
+from paramdiff.project import Project
 from paramdiff.render.derived_file import read_provenance, render, values_source
 from paramdiff.render.launch_text import load_line
 from paramdiff.render.sinks import join_lines
 from paramdiff.simulation.geometry import check_model, sitl_params
-from paramdiff.simulation.launch_check import verify_declared
+from paramdiff.simulation.launch_check import (
+    LaunchInputs,
+    PinnedModel,
+    declared_launches,
+    needs,
+    verify_declared,
+)
 
 # Names the annotations use, not the code (and some would import a cycle).
 if TYPE_CHECKING:
@@ -117,7 +124,7 @@ class Pin:
                     self.project.transports(),
                     lock=self.lock(),
                     roles=missing,
-                    includes=blueos_includes,
+                    includes=pinned_includes,
                     root=self.config.root,
                 )
             )
@@ -164,9 +171,16 @@ class Pin:
             firmware = spec.firmware or self._firmware_from_path(spec.path) or self.pin
             sha256 = require_entry(self.lock(), self.profile.name, self.pin, spec).sha256
 
-            def read(role: str = role) -> bytes:  # only when the parsed entry is missing
-                return self.fetched([role])[role].data
-
+            # read only when the parsed entry is missing
+            read = functools.partial(
+                locked_bytes,
+                self.profile,
+                self.pin,
+                self.project.cache(),
+                self.project.transports(),
+                self.lock(),
+                role,
+            )
             out[firmware] = load_metadata(self.project.cache(), sha256, read, spec.path, firmware)
             self.locked_entry(role)  # the bytes verified (fetched, or hashed) before any use
         return out
@@ -387,7 +401,51 @@ class Pin:
         if not self.profile.launches:
             return []
 
-        return verify_declared(self, values_source(self._built()))
+        return verify_declared(self._launch_inputs(values_source(self._built())))
+
+    def launch_inputs(
+        self, texts: Sequence[str] = (), models_given: bool = False, models: bool = True
+    ) -> LaunchInputs:
+        """What verifying the declared launches and ``texts`` (a command line's) reads, over
+        the derived file as read back (``models_given``: the command line names the model;
+        ``models=False``: their layers only, no model read)."""
+        return self._launch_inputs(self.derived_source(), texts, models_given, models)
+
+    def _launch_inputs(
+        self,
+        derived: Source,
+        texts: Sequence[str] = (),
+        models_given: bool = False,
+        with_models: bool = True,
+    ) -> LaunchInputs:
+        profile = self.profile
+        declared = declared_launches(profile)
+        launches = [(d.launch, d.model) for d in declared]
+        launches += [(parse_launch(text), None) for text in texts]
+        roles, refs = needs(
+            profile, self.specs, profile.derived_path(self.pin), launches, models_given
+        )
+        models = {}
+        for ref in sorted(refs) if with_models else ():
+            if ref in self.specs:
+                _, file, data, resolve = self.pinned_model(ref)
+                models[ref] = PinnedModel(file, data, resolve)
+            elif profile.thrusters is not None and ref == profile.thrusters.model:
+                made = self.derived_model_bytes()
+                if made is not None:
+                    models[ref] = PinnedModel(ref, *made)
+        return LaunchInputs(
+            root=self.config.root,
+            profile=profile,
+            pin=self.pin,
+            specs=self.specs,
+            derived=derived,
+            metadata=self.metadata(),
+            overlay=self.overlay(),
+            declared=declared,
+            sources={role: self.source(role) for role in sorted(roles)},
+            models=models,
+        )
 
     @once
     def derived_lines(self) -> list[str]:

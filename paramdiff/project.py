@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paramdiff.config.lock import LOCK_FILE, read_lock
-from paramdiff.config.roles import ROLE_RE, SourceSpec
+from paramdiff.config.roles import ROLE_RE
 from paramdiff.config.sources import Config, load_config, svg_path
 from paramdiff.derive.record import record_path
 from paramdiff.fetch.cache import Cache, default_cache_dir
 from paramdiff.fetch.engine import TransportChoice
 from paramdiff.outputs import ProjectFiles, git_folders
-from paramdiff.parse.param_text import include_paths
 
 # The fetch stack (requests, the transports) is imported where it is used: a command loads
 # only what it runs, so `compare three-way` on a warm cache never imports requests.
@@ -32,27 +31,6 @@ if TYPE_CHECKING:
     from paramdiff.fetch.cache import Cache
     from paramdiff.fetch.engine import TransportChoice
     from paramdiff.outputs import ProjectFiles
-
-
-def blueos_includes(spec: SourceSpec, path: str, data: bytes) -> list[str]:
-    """Include finder for fetch: BlueOS include-format files and SDF models (``<include>
-    model://NAME``) pull in others at the same commit. ``format: auto`` finds them as its
-    reader will: the main file by what it looks like (parse.text.detect_format), a file it
-    includes as BlueOS's, which is how parse.param_text reads every included file."""
-    fmt = spec.format
-    if fmt == "auto":
-        from paramdiff.parse.text import detect_format
-
-        detected = detect_format(data, path)
-        fmt = detected if path == spec.path or detected == "sdf" else "blueos"
-    if fmt == "sdf":
-        from paramdiff.parse.sdf_paths import repo_include_paths
-
-        return repo_include_paths(path, data)
-    if fmt != "blueos":
-        return []
-
-    return include_paths(data, path)
 
 
 @dataclass(eq=False)

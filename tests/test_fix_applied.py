@@ -26,7 +26,8 @@ SUB = "derived/bluerov2_heavy_sitl.params"
 
 
 def run(upstream: Path, profile: str, launch: str, root: Path = ROOT) -> LaunchResult:
-    return adhoc(Pin(Project(root=root, mirror=str(upstream)), profile, None), launch, [])
+    pin = Pin(Project(root=root, mirror=str(upstream)), profile, None)
+    return adhoc(pin.launch_inputs([launch]), launch, [])
 
 
 def project_copy(dest: Path) -> Path:

@@ -125,7 +125,7 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
 
     mirror = upstream
     ctx = Pin(Project(root=ROOT, mirror=str(mirror)), "blueboat", None)
-    result = adhoc(ctx, ROS2, [])
+    result = adhoc(ctx.launch_inputs([ROS2]), ROS2, [])
     params = result.params
     assert (params["DDS_ENABLE"], params["DDS_PORT"]) == (1.0, 2019.0)
     assert [ly.source.role for ly in result.layers] == ["rover_skid_defaults", "dds_udp_defaults"]
@@ -138,7 +138,8 @@ def test_ros2_launch_stack_adds_dds(upstream: Path) -> None:
     assert "derived/blueboat_sitl.params last in --defaults" in result.findings[0].fix
     assert result.findings[1:]
     assert all(f.text.startswith("derived/blueboat_model.sdf: ") for f in result.findings[1:])
-    declared = adhoc(ctx, ROS2 + ",derived/blueboat_sitl.params", [])
+    with_derived = ROS2 + ",derived/blueboat_sitl.params"
+    declared = adhoc(ctx.launch_inputs([with_derived]), with_derived, [])
     assert [ly.kind for ly in declared.layers] == ["pinned", "pinned", "derived"]
     assert declared.passed  # on the derived model, with no acknowledgement
     assert declared.acknowledged == [] and declared.model == "derived/blueboat_model.sdf"

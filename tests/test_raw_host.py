@@ -20,8 +20,8 @@ from helpers import ROOT, run_cli, serve
 from paramdiff.config.sources import load_config
 from paramdiff.fetch.cache import Cache
 from paramdiff.fetch.engine import TransportChoice
+from paramdiff.fetch.includes import pinned_includes
 from paramdiff.fetch.resolve import fetch
-from paramdiff.project import blueos_includes
 
 COMMITTED_LOCK = (ROOT / "sources.lock").read_bytes()
 
@@ -92,7 +92,7 @@ def test_raw_host_that_compresses_and_rate_limits(upstream: Path, tmp_path: Path
     with serve(upstream, encoding="deflate", first_429=True, retry_after="0") as server:
         choice = TransportChoice(cache_dir=cache.root, raw_base=f"{server.url}/raw")
         for profile, pin in config.fetch_targets(None, None):
-            fetch(config, profile, pin, cache, choice, includes=blueos_includes)
+            fetch(config, profile, pin, cache, choice, includes=pinned_includes)
     assert (root / "sources.lock").read_bytes() == COMMITTED_LOCK
     assert all(path.startswith("/raw/") for path in server.log)
     assert set(server.log) == locked_urls(root / "sources.lock")

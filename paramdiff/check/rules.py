@@ -115,7 +115,8 @@ def _launches_verified(ctx: Pin, out: CheckOutcome, used: set[int]) -> None:
         lines = {d.name: d.line for d in ctx.profile.launches}
         for result in results:
             _launch_outcome(result, out, ctx.config.file, lines.get(result.name))
-        stale = [a for a in stale_acknowledgements(ctx, results) if id(a) not in used]
+        acknowledged = ctx.overlay().acknowledged
+        stale = [a for a in stale_acknowledgements(acknowledged, results) if id(a) not in used]
     for a in stale:
         out.fail(
             f"{ctx.overlay().file}:{a.line}: acknowledgement of "
@@ -131,7 +132,8 @@ def _launches_verified(ctx: Pin, out: CheckOutcome, used: set[int]) -> None:
 
 def _adhoc_launch(ctx: Pin, text: str, models: list[Path], out: CheckOutcome) -> None:
 
-    _launch_outcome(adhoc(ctx, text, models), out, None)
+    inputs = ctx.launch_inputs([text], models_given=bool(models))
+    _launch_outcome(adhoc(inputs, text, models), out, None)
 
 
 def _derived_up_to_date(ctx: Pin, derived: Derived, out: CheckOutcome) -> None:

@@ -547,3 +547,16 @@ def materialize(
     jobs = [(spec, require_entry(lock, profile.name, pin, spec), False) for spec in wanted]
     results = _Engine(cache, transports, includes, root).many(jobs)
     return {r.spec.role: r for r in results}
+
+
+def locked_bytes(
+    profile: Profile,
+    pin: str | None,
+    cache: Cache,
+    transports: TransportChoice | None,
+    lock: Lock | None,
+    role: str,
+) -> bytes:
+    """One role's locked bytes (a file that includes none: the metadata), as ``materialize``
+    reads and verifies them; what a parsed entry's reader calls when the entry is missing."""
+    return materialize(profile, pin, cache, transports, lock, roles=[role])[role].data

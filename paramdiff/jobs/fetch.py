@@ -9,6 +9,7 @@ from paramdiff.config.roles import PARAM_FORMATS
 from paramdiff.errors import InputError
 from paramdiff.fetch.cache import Cache
 from paramdiff.fetch.engine import FetchedRole
+from paramdiff.fetch.includes import pinned_includes
 from paramdiff.fetch.resolve import FetchResult, fetch_targets
 
 # fetch always reaches upstream, so the transports load here, before the download pool
@@ -17,7 +18,7 @@ from paramdiff.fetch.resolve import FetchResult, fetch_targets
 from paramdiff.fetch.transports import MirrorTransport as _loaded_before_the_pool  # noqa: F401
 from paramdiff.model.values import same_value
 from paramdiff.parse.any import parse_any
-from paramdiff.project import Project, blueos_includes
+from paramdiff.project import Project
 from paramdiff.render.fit import fit_rows
 from paramdiff.render.texttable import table
 
@@ -33,7 +34,7 @@ def fetch_project(
         project.cache(),
         project.transports(),
         update=update,
-        includes=blueos_includes,
+        includes=pinned_includes,
     )
     for result in results:
         yield f"{result.profile} {result.pin}:"

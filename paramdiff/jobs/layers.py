@@ -40,7 +40,7 @@ def layers_lines(
             "--launch needs --profile: name the vehicle the launch runs",
             f"add --profile with one of: {', '.join(pin.config.profiles)}",
         )
-    result = adhoc(pin, launch, [])
+    result = adhoc(pin.launch_inputs([launch]), launch, [])
     yield from launch_text(result)
     if not result.passed:
         raise DriftError(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from paramdiff.errors import UsageError, echoed, quote
@@ -306,7 +307,7 @@ FRAME_FILES = "Tools/autotest/default_params/"  # what sim_vehicle.py's frames l
 SKIPPED_FORMATS = ("sdf", "pdef", "names", "thrust_table")  # roles that are not parameter files
 
 
-def pinned_role(specs: dict[str, Any], path: str, exact: bool) -> str | None:
+def pinned_role(specs: Mapping[str, Any], path: str, exact: bool) -> str | None:
     """The pinned parameter role ``path`` names: its repository path, a path ending in it
     (unless ``exact``), or for a bare file name the one pinned file of that name."""
     hits = []
@@ -327,7 +328,7 @@ def _names_file(written: str, path: str) -> bool:
 
 
 def file_kind(
-    specs: dict[str, Any], f: DefaultsFile, derived: str | None
+    specs: Mapping[str, Any], f: DefaultsFile, derived: str | None
 ) -> tuple[str, str | None]:
     """What a file of a launch's defaults list is: ``("derived", None)`` — the profile's
     derived path —, ``("pinned", role)`` — a pinned parameter role (a frame's file only by

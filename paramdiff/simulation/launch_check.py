@@ -1,18 +1,19 @@
 """One launch of a profile checked end to end: what it loads, what runs it, where the sticks go.
 
-``verify_launch`` takes a pin (``paramdiff.pin.Pin``: the pinned files and metadata) and the
-derived file as read back, and returns a ``LaunchResult``: the layer stack, the backend, the
-model findings (a Gazebo model's channels, or a built-in model's outputs and frame
-parameters), the pilot-input rows, and which findings an overlay acknowledgement accepts.
+``verify_launch`` takes what the pin gathered for it (``LaunchInputs``: the pinned files, the
+models, the metadata and the derived file as read back), and returns a ``LaunchResult``: the
+layer stack, the backend, the model findings (a Gazebo model's channels, or a built-in model's
+outputs and frame parameters), the pilot-input rows, and which findings an overlay
+acknowledgement accepts.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
 from paramdiff.comparison.sitl_layers import Layers, stack
 from paramdiff.digests import sha256_of
@@ -27,7 +28,7 @@ from paramdiff.simulation.pilot_input import BLOCKED, Row, hold_takeoff, pilot_t
 
 if TYPE_CHECKING:
     from paramdiff.config.roles import SourceSpec
-    from paramdiff.config.sources import Config, Profile
+    from paramdiff.config.sources import Profile
     from paramdiff.model.metadata import Metadata
     from paramdiff.overlay.file import Overlay
     from paramdiff.parse.sdf import Channel
@@ -36,26 +37,79 @@ if TYPE_CHECKING:
     from paramdiff.simulation.geometry import ModelCheck
 
 
-class PinFiles(Protocol):
-    """What verifying a launch reads of a pin (``paramdiff.pin.Pin`` has it; this package sits
-    below the pin layer, so it names only what it uses)."""
+class PinnedModel(NamedTuple):
+    """A Gazebo model a launch may run: its file name, bytes and include resolver."""
 
-    config: Config
+    file: str
+    data: bytes
+    resolve: Resolver
+
+
+class Declared(NamedTuple):
+    """A launch the profile declares: its name, the launch read, the model it names."""
+
+    name: str
+    launch: Launch
+    model: str | None
+
+
+@dataclass(frozen=True)
+class LaunchInputs:
+    """What verifying a pin's launches reads, gathered once by the pin
+    (``paramdiff.pin.Pin.launch_inputs``; ``needs`` says which files): values, no callback
+    into the pin."""
+
+    root: Path
     profile: Profile
     pin: str
-    specs: dict[str, SourceSpec]
+    specs: Mapping[str, SourceSpec]
+    derived: Source  # the profile's derived file as the loaders read it back
+    metadata: Metadata | None
+    overlay: Overlay
+    declared: tuple[Declared, ...]
+    sources: Mapping[str, Source]  # the pinned parameter files the launches load, by role
+    models: Mapping[str, PinnedModel]  # the pinned (or derived) models they run, by reference
 
-    def metadata(self) -> Metadata | None: ...
+    @property
+    def target(self) -> str | None:
+        return self.profile.derived_path(self.pin)
 
-    def overlay(self) -> Overlay: ...
 
-    def source(self, role: str) -> Source: ...
+def declared_launches(profile: Profile) -> tuple[Declared, ...]:
+    return tuple(Declared(d.name, parse_launch(d.command), d.model) for d in profile.launches)
 
-    def pinned_model(self, role: str) -> tuple[str, str, bytes, Resolver]: ...
 
-    def derived_source(self) -> Source: ...
+def default_model(profile: Profile, specs: Mapping[str, SourceSpec]) -> str | None:
+    """The model a JSON launch that names none runs: the profile's derived model first
+    (#27: the model its own launches run), then its target models, then sitl_models."""
+    thrusters = profile.thrusters
+    derived = [thrusters.model] if thrusters and thrusters.model else []
+    pinned = ["sitl_models"] if "sitl_models" in specs else []
+    targets = [*derived, *profile.target_models, *pinned]
+    return targets[0] if targets else None
 
-    def derived_model_bytes(self) -> tuple[bytes, Resolver] | None: ...
+
+def needs(
+    profile: Profile,
+    specs: Mapping[str, SourceSpec],
+    target: str | None,
+    launches: list[tuple[Launch, str | None]],
+    models_given: bool = False,
+) -> tuple[set[str], set[str]]:
+    """The pinned roles and the model references verifying these (launch, model) pairs
+    reads (``models_given``: the command line names the model of a launch that names none)."""
+    roles: set[str] = set()
+    models: set[str] = set()
+    for launch, ref in launches:
+        for f in launch.files:
+            _, role = file_kind(specs, f, target)
+            if role is not None:
+                roles.add(role)
+        if resolve(launch.model).kind == JSON and not (ref is None and models_given):
+            ref = ref or default_model(profile, specs)
+            if ref is not None:
+                models.add(ref)
+    return roles, models
 
 
 ADHOC = "(command line)"
@@ -102,29 +156,28 @@ class LaunchResult:
         return {n: e.param.value for n, e in self.stack.effective.items()}
 
 
-def resolve_layers(ctx: PinFiles, launch: Launch, derived: Source) -> list[Layer]:
+def resolve_layers(inputs: LaunchInputs, launch: Launch) -> list[Layer]:
     """Each file of the defaults list: a pinned frame file is its locked role, the profile's
     derived path is the derived file, any other path is that file on disk."""
     from paramdiff.parse.named_files import local_source
 
-    target = ctx.profile.derived_path(ctx.pin)
     out = []
     for f in launch.files:
-        kind, role = file_kind(ctx.specs, f, target)
+        kind, role = file_kind(inputs.specs, f, inputs.target)
         if kind == "derived":
-            out.append(Layer(f.path, f.origin, "derived", derived))
+            out.append(Layer(f.path, f.origin, "derived", inputs.derived))
             continue
         if role is not None:
-            out.append(Layer(f.path, f.origin, "pinned", ctx.source(role)))
+            out.append(Layer(f.path, f.origin, "pinned", inputs.sources[role]))
             continue
         if f.origin.startswith("frame"):
             raise ConfigError(
                 f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which profile "
-                f"'{ctx.profile.name}' pin {ctx.pin} does not pin",
+                f"'{inputs.profile.name}' pin {inputs.pin} does not pin",
                 f"add a role (repo ArduPilot/ardupilot, path {f.path}) to the pin in "
                 "sources.yaml and run paramdiff fetch",
             )
-        local = launch_file(ctx.config.root, launch, f)
+        local = launch_file(inputs.root, launch, f)
         if not local.is_file():
             raise InputError(
                 f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which is "
@@ -155,34 +208,24 @@ def launch_file(root: Path, launch: Launch, f: DefaultsFile) -> Path:
 
 
 def _model(
-    ctx: PinFiles, ref: str | None, extra: list[Path]
+    inputs: LaunchInputs, ref: str | None, extra: list[Path]
 ) -> tuple[str, str, bytes, object] | None:
-    """(label, file, bytes, resolver) of the Gazebo model a JSON launch is verified against."""
+    """(label, file, bytes, resolver) of the Gazebo model a JSON launch is verified against:
+    ``extra`` (the command line's) for a launch that names none, a pinned model or the
+    derived model as derive writes it (check holds the committed copy to it: a fresh
+    checkout's `derive` verifies its launches before the file exists), else a project file."""
     from paramdiff.parse.named_files import read_local
     from paramdiff.parse.sdf_paths import local_resolver
 
     if ref is None and extra:
         return extra[0].as_posix(), extra[0].as_posix(), read_local(extra[0]), local_resolver()
-    if ref is None:
-        # The profile's derived model first (#27): the model its own launches run.
-        thrusters = ctx.profile.thrusters
-        derived = [thrusters.model] if thrusters and thrusters.model else []
-        targets = [*derived, *ctx.profile.target_models,
-                   *(["sitl_models"] if "sitl_models" in ctx.specs else [])]  # fmt: skip
-        ref = targets[0] if targets else None
+    ref = ref or default_model(inputs.profile, inputs.specs)
     if ref is None:
         return None
-    if ref in ctx.specs:
-        _, file, data, resolve_include = ctx.pinned_model(ref)
+    if ref in inputs.models:
+        file, data, resolve_include = inputs.models[ref]
         return ref, file, data, resolve_include
-    thrusters = ctx.profile.thrusters
-    if thrusters is not None and ref == thrusters.model:
-        # The derived model as derive writes it (check holds the committed copy to it): a
-        # fresh checkout's `derive` verifies its launches before the file exists.
-        made = ctx.derived_model_bytes()
-        if made is not None:
-            return ref, ref, made[0], made[1]
-    path = project_path(ctx.config.root, ref)  # a model path of sources.yaml: no link out
+    path = project_path(inputs.root, ref)  # a model path of sources.yaml: no link out
     return ref, ref, read_local(path), local_resolver()
 
 
@@ -193,28 +236,25 @@ def stacked(launch: Launch, layers: list[Layer]) -> Layers:
     return stack([ly.source for ly in layers], label, frame_roles)
 
 
-def launch_layers(ctx: PinFiles, text: str | None) -> tuple[Launch, Layers] | None:
+def launch_layers(inputs: LaunchInputs, text: str | None) -> tuple[Launch, Layers] | None:
     """The launch ``text`` (default: the profile's first declared one) and what it runs,
     over the derived file as read back; None when there is neither."""
-    if text is None:
-        if not ctx.profile.launches:
-            return None
-        text = ctx.profile.launches[0].command
-    launch = parse_launch(text)
-    return launch, stacked(launch, resolve_layers(ctx, launch, ctx.derived_source()))
+    if text is None and not inputs.declared:
+        return None
+    launch = inputs.declared[0].launch if text is None else parse_launch(text)
+    return launch, stacked(launch, resolve_layers(inputs, launch))
 
 
 def verify_launch(
-    ctx: PinFiles,
+    inputs: LaunchInputs,
     name: str,
     launch: Launch,
-    derived: Source,
     model_ref: str | None = None,
     extra_models: list[Path] | None = None,
 ) -> LaunchResult:
-    layers = resolve_layers(ctx, launch, derived)
+    layers = resolve_layers(inputs, launch)
     result = LaunchResult(name, launch, layers, stacked(launch, layers), resolve(launch.model))
-    result.derived, result.derived_path = derived, ctx.profile.derived_path(ctx.pin)
+    result.derived, result.derived_path = inputs.derived, inputs.target
     result.notes.extend(launch.notes)
     if launch.stored_values_survive:
         result.notes.append(
@@ -227,7 +267,7 @@ def verify_launch(
             "sim_vehicle.py still passes its defaults files (ardupilot_gazebo#175 reports "
             "that newer ones stop doing so)"
         )
-    vehicle = ctx.profile.sitl_vehicle
+    vehicle = inputs.profile.sitl_vehicle
     if vehicle and vehicle != launch.vehicle:
         result.findings.append(
             LaunchFinding(
@@ -238,7 +278,7 @@ def verify_launch(
         return result
     params = result.params
     backend = result.backend
-    _frame_and_needs(ctx, result)
+    _frame_and_needs(result)
     if backend.kind == GAZEBO_LEGACY:
         result.findings.append(
             LaunchFinding(
@@ -249,7 +289,7 @@ def verify_launch(
             )
         )
     elif backend.kind == JSON:
-        _json(ctx, result, params, model_ref, extra_models or [])
+        _json(inputs, result, params, model_ref, extra_models or [])
     elif backend.kind == BUILT_IN:
         for text, fix in builtin_models.check(backend, launch.vehicle, params, launch):
             result.findings.append(LaunchFinding(text, fix))
@@ -285,12 +325,11 @@ def _unloaded_fix(result: LaunchResult) -> str | None:
     return frame.load_fix(result.launch, result.derived_path)
 
 
-def _frame_and_needs(ctx: PinFiles, result: LaunchResult) -> None:
+def _frame_and_needs(result: LaunchResult) -> None:
     """First: the derived file not loaded, or a frame parameter of it a later file changes
     (paramdiff/simulation/frame.py); then each value that needs what the backend does not
     simulate (paramdiff/simulation/capabilities.py), and the ESC telemetry question as a note."""
-    launch, params = result.launch, result.params
-    target = ctx.profile.derived_path(ctx.pin)
+    launch, params, target = result.launch, result.params, result.derived_path
     for text, fix in frame.check(launch, result.layers, result.stack, target) if target else ():
         result.findings.append(LaunchFinding(text, fix))
     needs = capabilities.lacking(result.backend, launch.vehicle, params, _from_layers(result))
@@ -311,7 +350,7 @@ def _held(result: LaunchResult, rows: list[Row]) -> list[Row]:
 
 
 def _json(
-    ctx: PinFiles,
+    inputs: LaunchInputs,
     result: LaunchResult,
     params: dict[str, float],
     model_ref: str | None,
@@ -319,7 +358,7 @@ def _json(
 ) -> None:
     from paramdiff.simulation.geometry import check_model
 
-    model = _model(ctx, model_ref, extra)
+    model = _model(inputs, model_ref, extra)
     if model is None:
         result.findings.append(
             LaunchFinding(
@@ -340,13 +379,13 @@ def _json(
             file,
             resolve_include,  # type: ignore[arg-type]
             values,
-            ctx.profile.joint_roles,
+            inputs.profile.joint_roles,
             result.launch.vehicle,
-            ctx.metadata(),
+            inputs.metadata,
         )
 
     checked = checked_with(params)
-    fix = _model_fix(ctx, label)
+    fix = _model_fix(inputs.overlay, label)
     cause = None
     if checked.findings and result.launch.vehicle == "ArduCopter":
         rechecked = lambda p: frozenset(map(str, checked_with(p).findings))  # noqa: E731
@@ -371,10 +410,10 @@ def _json(
             result.notes.append(f"{label}: {r.note}")
 
 
-def _model_fix(ctx: PinFiles, label: str) -> str:
+def _model_fix(overlay: Overlay, label: str) -> str:
     return (
         f"fix the <control> blocks of {label} (jointName, multiplier sign), add a delta in "
-        f"{ctx.overlay().file}, or acknowledge the finding there (acknowledged:)"
+        f"{overlay.file}, or acknowledge the finding there (acknowledged:)"
     )
 
 
@@ -435,26 +474,27 @@ def acknowledge(result: LaunchResult, acks: tuple[Acknowledgement, ...]) -> set[
     return used
 
 
-def verify_declared(ctx: PinFiles, derived: Source) -> list[LaunchResult]:
+def verify_declared(inputs: LaunchInputs) -> list[LaunchResult]:
     """Every launch the profile declares, acknowledgements applied."""
     out = []
-    acks = ctx.overlay().acknowledged
-    for d in ctx.profile.launches:
-        result = verify_launch(ctx, d.name, parse_launch(d.command), derived, d.model)
-        acknowledge(result, acks)
+    for d in inputs.declared:
+        result = verify_launch(inputs, d.name, d.launch, d.model)
+        acknowledge(result, inputs.overlay.acknowledged)
         out.append(result)
     return out
 
 
-def stale_acknowledgements(ctx: PinFiles, results: list[LaunchResult]) -> list[Acknowledgement]:
+def stale_acknowledgements(
+    acknowledged: tuple[Acknowledgement, ...], results: list[LaunchResult]
+) -> list[Acknowledgement]:
     """Acknowledgements no declared launch's finding matches any more."""
     used = {id(a) for r in results for _, a in r.acknowledged}
-    return [a for a in ctx.overlay().acknowledged if id(a) not in used]
+    return [a for a in acknowledged if id(a) not in used]
 
 
-def adhoc(ctx: PinFiles, text: str, models: list[Path]) -> LaunchResult:
+def adhoc(inputs: LaunchInputs, text: str, models: list[Path]) -> LaunchResult:
     """A launch given on the command line, against the derived file; only acknowledgements
     of a model (not of a declared launch) apply to it."""
-    result = verify_launch(ctx, ADHOC, parse_launch(text), ctx.derived_source(), None, models)
-    acknowledge(result, tuple(a for a in ctx.overlay().acknowledged if a.model))
+    result = verify_launch(inputs, ADHOC, parse_launch(text), None, models)
+    acknowledge(result, tuple(a for a in inputs.overlay.acknowledged if a.model))
     return result
