@@ -1,7 +1,8 @@
 """A thruster workbook's sheets, parsed once per content (``<cache>/parsed/thrust-sheets/``).
 
-Reading Blue Robotics' T200 workbook (1 MB of xlsx, a sheet per voltage) through pandas and
-openpyxl costs ~0.85 s a run, most of a `derive --check` (docs/performance.md). Its sheets are
+Reading Blue Robotics' T200 workbook (95 kB of xlsx, a sheet per voltage) through pandas and
+openpyxl costs ~0.6 s a run (importing pandas ~0.4 s), most of a `derive --check` that reads it
+(docs/performance.md); its entry is read and checked in ~1 ms. Its sheets are
 kept, per sha256 of the verified workbook bytes, beside the cached file, as the parsed metadata
 is (fetch/parsed.py): every voltage's sheet (name, volts, PWM widths, thrust in newtons), so a
 profile whose voltage changes reads no workbook; the curve at the profile's voltage is taken

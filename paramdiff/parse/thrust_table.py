@@ -13,7 +13,7 @@ Between two sheets the curve is interpolated linearly, point by point, and says 
 not rise, a force column whose units it cannot tell, a damaged file) is an ``InputError``.
 
 Reading a workbook has two steps, so that what costs can be kept: ``workbook_sheets`` (every
-voltage's sheet; pandas and openpyxl, ~0.85 s for the T200's) and ``curve_at_voltage`` (the
+voltage's sheet; pandas and openpyxl, ~0.6 s for the T200's) and ``curve_at_voltage`` (the
 curve the profile asks for, from those sheets: microseconds). fetch/thrust_sheets.py keeps the
 first per sha256 of the workbook's bytes.
 """
