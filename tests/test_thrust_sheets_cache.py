@@ -128,12 +128,33 @@ def _text_volts(rows: list[dict[str, object]]) -> None:
     rows[0]["volts"] = "12"
 
 
+def _renamed(rows: list[dict[str, object]]) -> None:
+    rows[0]["name"] = "12 V -->\n<model>"  # no sheet name the parser reads: not its output
+
+
+def _other_volts(rows: list[dict[str, object]]) -> None:
+    rows[0]["volts"] = 11.0  # the name says 12 V
+
+
 def _empty(rows: list[dict[str, object]]) -> None:
     rows.clear()
 
 
 @pytest.mark.parametrize(
-    "edit", [_unsorted, _ints, _falling, _short, _one_point, _no_name, _extra, _text_volts, _empty]
+    "edit",
+    [
+        _unsorted,
+        _ints,
+        _falling,
+        _short,
+        _one_point,
+        _no_name,
+        _extra,
+        _text_volts,
+        _renamed,
+        _other_volts,
+        _empty,
+    ],
 )
 def test_a_forged_entry_that_is_not_a_parse_is_not_used(tmp_path: Path, edit) -> None:  # type: ignore[no-untyped-def]
     """Valid JSON under a consistent header, but not sheets curve_at_voltage can trust."""

@@ -28,6 +28,7 @@ from paramdiff.parse.thrust_table import (
     curve_at_voltage,
     is_xlsx,
     parse_thrust_table,
+    sheet_volts,
     workbook_sheets,
 )
 
@@ -86,7 +87,8 @@ def _sheet(row: Any) -> Sheet | None:
     if not isinstance(row, dict) or tuple(row) != _FIELDS:
         return None
     name, volts, pwm_us, thrust_n = (row[k] for k in _FIELDS)
-    if type(name) is not str or not _floats([volts]):
+    # A name the parser gives (its `how` reaches the derived model's comments), of these volts.
+    if type(name) is not str or not _floats([volts]) or sheet_volts(name) != volts:
         return None
     if not (_floats(pwm_us) and _floats(thrust_n)) or len(pwm_us) != len(thrust_n):
         return None

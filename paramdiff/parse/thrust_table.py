@@ -90,10 +90,10 @@ def workbook_sheets(data: bytes, file: str) -> list[Sheet]:
         ) from None
     sheets = []
     for name, frame in frames.items():
-        match = _SHEET_VOLTS.match(str(name))
-        if match is None:
+        volts = sheet_volts(str(name))
+        if volts is None:
             continue  # a notes or chart sheet
-        sheets.append(_sheet(frame, file, str(name), float(match.group(1))))
+        sheets.append(_sheet(frame, file, str(name), volts))
     if not sheets:
         raise InputError(
             "no sheet named by a voltage (like '16 V')",
@@ -102,6 +102,12 @@ def workbook_sheets(data: bytes, file: str) -> list[Sheet]:
             line=1,
         )
     return sorted(sheets, key=lambda s: s.volts)
+
+
+def sheet_volts(name: str) -> float | None:
+    """The battery voltage a sheet's name gives (``16 V``, ``14.8V``), or None: not a curve."""
+    match = _SHEET_VOLTS.match(name)
+    return None if match is None else float(match.group(1))
 
 
 def _column(headers: list[str], file: str, sheet: str, wanted: str, fix: str) -> int:
