@@ -543,12 +543,13 @@ class Pin:
         thrusters = self.profile.thrusters
         if thrusters is None:
             return None
-        from paramdiff.parse.thrust_table import parse_thrust_table
+        from paramdiff.fetch.thrust_sheets import thrust_curve
         from paramdiff.simulation.thrust_curve import summarize
 
         def made() -> ThrustSummary:
             f = self.fetched([thrusters.role])[thrusters.role]
-            return summarize(parse_thrust_table(f.data, f.spec.path, thrusters.voltage))
+            cache, sha256 = self.project.cache(), f.entry.sha256  # a workbook parsed once
+            return summarize(thrust_curve(cache, sha256, f.data, f.spec.path, thrusters.voltage))
 
         return self.kept("thrust_summary", made)
 

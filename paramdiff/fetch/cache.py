@@ -4,10 +4,10 @@ what parsing them gave, kept beside them: ``<dir>/parsed/<kind>/<ab>/<source sha
 Entries are immutable: a digest's bytes never change, so a cache hit needs no
 network and a corrupted entry is detected (and ignored) by re-hashing.
 
-A parsed entry (fetch/parsed.py: the metadata; config/yamlfile.py: YAML documents) is plain
-text, never pickle or marshal (the cache directory is not trusted code), under a header naming
-the format, the kind, the source's sha256 and the sha256 of the payload. An entry that fails
-any of them is a miss, and the caller parses again.
+A parsed entry (fetch/parsed.py: the metadata; fetch/thrust_sheets.py: a thruster workbook's
+sheets) is plain text, never pickle or marshal (the cache directory is not trusted code), under
+a header naming the format, the kind, the source's sha256 and the sha256 of the payload. An
+entry that fails any of them is a miss, and the caller parses again.
 """
 
 from __future__ import annotations

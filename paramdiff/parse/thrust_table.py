@@ -11,6 +11,11 @@ Two layouts are read:
 Between two sheets the curve is interpolated linearly, point by point, and says so
 (``ThrustCurve.how``). Anything the reader cannot trust (no sheet near the voltage, PWM that does
 not rise, a force column whose units it cannot tell, a damaged file) is an ``InputError``.
+
+Reading a workbook has two steps, so that what costs can be kept: ``workbook_sheets`` (every
+voltage's sheet; pandas and openpyxl, ~0.6 s for the T200's) and ``curve_at_voltage`` (the
+curve the profile asks for, from those sheets: microseconds). fetch/thrust_sheets.py keeps the
+first per sha256 of the workbook's bytes.
 """
 
 from __future__ import annotations
@@ -48,7 +53,9 @@ class ThrustCurve:
 
 
 @dataclass(frozen=True)
-class _Sheet:
+class Sheet:
+    """One voltage's sheet of a workbook: thrust in newtons at each PWM width (rising)."""
+
     volts: float
     name: str
     pwm_us: tuple[float, ...]
@@ -62,12 +69,15 @@ def is_xlsx(data: bytes) -> bool:
 def parse_thrust_table(data: bytes, file: str, voltage: float) -> ThrustCurve:
     """The curve at ``voltage`` from an xlsx workbook (one sheet per voltage) or a CSV."""
     if is_xlsx(data):
-        return _at_voltage(_xlsx_sheets(data, file), file, voltage)
+        return curve_at_voltage(workbook_sheets(data, file), file, voltage)
     return _csv_curve(data, file, voltage)
 
 
-def _xlsx_sheets(data: bytes, file: str) -> list[_Sheet]:
-    import pandas as pd  # only a workbook needs it (and a warm `check` of others never does)
+def workbook_sheets(data: bytes, file: str) -> list[Sheet]:
+    """Every sheet of an xlsx workbook named by a voltage (like ``16 V``), by rising volts."""
+    # Imported here: pandas costs ~0.4 s to import, and a run whose workbook is parsed in the
+    # cache (fetch/thrust_sheets.py) never reads one.
+    import pandas as pd
 
     try:
         frames = pd.read_excel(io.BytesIO(data), sheet_name=None, header=0, engine="openpyxl")
@@ -80,10 +90,10 @@ def _xlsx_sheets(data: bytes, file: str) -> list[_Sheet]:
         ) from None
     sheets = []
     for name, frame in frames.items():
-        match = _SHEET_VOLTS.match(str(name))
-        if match is None:
+        volts = sheet_volts(str(name))
+        if volts is None:
             continue  # a notes or chart sheet
-        sheets.append(_sheet(frame, file, str(name), float(match.group(1))))
+        sheets.append(_sheet(frame, file, str(name), volts))
     if not sheets:
         raise InputError(
             "no sheet named by a voltage (like '16 V')",
@@ -92,6 +102,12 @@ def _xlsx_sheets(data: bytes, file: str) -> list[_Sheet]:
             line=1,
         )
     return sorted(sheets, key=lambda s: s.volts)
+
+
+def sheet_volts(name: str) -> float | None:
+    """The battery voltage a sheet's name gives (``16 V``, ``14.8V``), or None: not a curve."""
+    match = _SHEET_VOLTS.match(name)
+    return None if match is None else float(match.group(1))
 
 
 def _column(headers: list[str], file: str, sheet: str, wanted: str, fix: str) -> int:
@@ -119,7 +135,7 @@ def _force_scale(header: str, file: str, where: str) -> float:
     return scale
 
 
-def _sheet(frame: pd.DataFrame, file: str, name: str, volts: float) -> _Sheet:
+def _sheet(frame: pd.DataFrame, file: str, name: str, volts: float) -> Sheet:
     import pandas as pd
 
     headers = [str(h).strip() for h in frame.columns]
@@ -134,7 +150,7 @@ def _sheet(frame: pd.DataFrame, file: str, name: str, volts: float) -> _Sheet:
         if pd.isna(pwm) and pd.isna(force):
             continue
         rows.append((row, _number(pwm, file, row, name), _number(force, file, row, name) * scale))
-    return _Sheet(volts, name, *_rising(rows, file, f"sheet '{name}'"))
+    return Sheet(volts, name, *_rising(rows, file, f"sheet '{name}'"))
 
 
 def _number(value: object, file: str, row: int, where: str) -> float:
@@ -170,7 +186,9 @@ def _rising(
     return tuple(r[1] for r in rows), tuple(r[2] for r in rows)
 
 
-def _at_voltage(sheets: list[_Sheet], file: str, voltage: float) -> ThrustCurve:
+def curve_at_voltage(sheets: list[Sheet], file: str, voltage: float) -> ThrustCurve:
+    """The curve at ``voltage`` from a workbook's sheets (sorted by volts): a sheet's own, or
+    interpolated between the two around it."""
     for sheet in sheets:
         if sheet.volts == voltage:
             return ThrustCurve(
