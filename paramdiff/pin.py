@@ -20,10 +20,12 @@ from paramdiff.config.lock import require_entry
 from paramdiff.config.roles import PARAM_FORMATS, SourceSpec
 from paramdiff.config.sources import Profile
 from paramdiff.derive.derived import Target, build
+from paramdiff.derive.derived_model import derive_model
 from paramdiff.errors import ConfigError
 from paramdiff.fetch.engine import locked_bytes, materialize, verify_cached
 from paramdiff.fetch.includes import pinned_includes
 from paramdiff.fetch.parsed import load_metadata
+from paramdiff.fetch.thrust_sheets import thrust_curve
 from paramdiff.model.metadata import Metadata, firmware_of
 from paramdiff.model.params import ParamFile
 from paramdiff.model.source import Source
@@ -35,7 +37,7 @@ from paramdiff.parse.sdf import parse_sdf, read_channels
 from paramdiff.parse.sdf_paths import repo_resolver
 from paramdiff.project import Project
 from paramdiff.render.derived_file import read_provenance, render, values_source
-from paramdiff.render.launch_text import load_line
+from paramdiff.render.launch_text import load_line, load_model
 from paramdiff.render.sinks import join_lines
 from paramdiff.simulation.geometry import check_model, sitl_params
 from paramdiff.simulation.launch_check import (
@@ -45,6 +47,7 @@ from paramdiff.simulation.launch_check import (
     needs,
     verify_declared,
 )
+from paramdiff.simulation.thrust_curve import summarize
 
 # Names the annotations use, not the code (and some would import a cycle).
 if TYPE_CHECKING:
@@ -383,8 +386,6 @@ class Pin:
         if not self.profile.launches:
             return built
         # The header's "Load it with" line: the first declared launch check verifies.
-        from paramdiff.render.launch_text import load_model
-
         results = self.launch_results()
         return replace(
             built,
@@ -543,8 +544,6 @@ class Pin:
         thrusters = self.profile.thrusters
         if thrusters is None:
             return None
-        from paramdiff.fetch.thrust_sheets import thrust_curve
-        from paramdiff.simulation.thrust_curve import summarize
 
         def made() -> ThrustSummary:
             f = self.fetched([thrusters.role])[thrusters.role]
@@ -560,7 +559,6 @@ class Pin:
         summary = self.thrust_summary()
         if thrusters is None or thrusters.model is None or summary is None:
             return None
-        from paramdiff.derive.derived_model import derive_model
 
         def made() -> DerivedModel:
             label, file, data, resolve = self.pinned_model(DERIVED_MODEL_ROLE)
