@@ -122,6 +122,9 @@ class Project:
         for name, profile in config.profiles.items():
             if profile.overlay:
                 files.setdefault(profile.overlay, f"profile {name}'s overlay, an input")
+            if profile.thrusters is not None and profile.thrusters.model:
+                model = profile.thrusters.model  # derive writes it beside the derived file
+                files.setdefault(model, f"profile {name}'s derived model")
             for model in profile.target_models:
                 if not ROLE_RE.match(model):  # a path in the repository, not a role
                     files.setdefault(model, f"profile {name}'s model {model}, an input")

@@ -39,6 +39,21 @@ def test_the_committed_model_is_what_derive_writes(project: tuple[Path, list[str
     assert "derived/blueboat_model.sdf is up to date" in out.output
 
 
+@pytest.mark.parametrize("command", [["derive"], ["report"], ["derive", "--pin", "4.6"]])
+def test_o_never_writes_over_the_derived_model(
+    project: tuple[Path, list[str]], command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-o is a user's own file: the derived model is one derive writes, so -o may not name it
+    (it had written the params file over the model)."""
+    base, loc = project
+    monkeypatch.chdir(base)  # -o is relative to where the user stands
+    before = (base / "derived/blueboat_model.sdf").read_bytes()
+    out = run_cli([*command, "--profile", "blueboat", *loc, "-o", "derived/blueboat_model.sdf"])
+    assert out.exit_code == 2, out.output
+    assert "is profile blueboat's derived model" in out.output, out.output
+    assert (base / "derived/blueboat_model.sdf").read_bytes() == before
+
+
 def test_an_edited_model_fails_check_with_the_fix(project: tuple[Path, list[str]]) -> None:
     base, loc = project
     model = base / "derived/blueboat_model.sdf"
