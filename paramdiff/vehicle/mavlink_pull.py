@@ -19,8 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pymavlink import mavutil
-
 from paramdiff.errors import FetchError, UsageError
 from paramdiff.model.values import check_name, float32, format_value
 from paramdiff.parse.param_text import MAX_PARAMS
@@ -99,6 +97,7 @@ class Pulled:
 # pymavlink is imported where a link is used, not at the top: it costs ~117 ms (numpy with
 # it; `python -X importtime`), which `paramdiff --help` would pay for listing pull and verify.
 def _enum_name(enum: str, value: int) -> str:
+    from pymavlink import mavutil
 
     entry = mavutil.mavlink.enums.get(enum, {}).get(value)
     return entry.name if entry is not None else f"{enum} {value}"
@@ -149,6 +148,7 @@ def open_connection(connection: str) -> Any:
     device, baud = _device(connection)
     # MAVLink 2 as MAVProxy speaks it by default; its parser reads MAVLink 1 packets too.
     os.environ.setdefault("MAVLINK20", "1")
+    from pymavlink import mavutil  # (see _enum_name)
 
     try:
         link = mavutil.mavlink_connection(
