@@ -15,30 +15,27 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from paramdiff.comparison.classify import Classifier
 from paramdiff.comparison.side_by_side import compare
-from paramdiff.comparison.sitl_layers import sitl_run, stack
 from paramdiff.config.lock import require_entry
 from paramdiff.config.roles import PARAM_FORMATS, SourceSpec
 from paramdiff.config.sources import Profile
-from paramdiff.derive.derived import Target, build
 from paramdiff.errors import ConfigError
 from paramdiff.fetch.engine import materialize, verify_cached
 from paramdiff.fetch.parsed import load_metadata
 from paramdiff.model.metadata import Metadata, firmware_of
 from paramdiff.model.params import ParamFile
 from paramdiff.model.source import Source
-from paramdiff.overlay.file import load_overlay
 from paramdiff.parse.any import parse_any, parse_names
 from paramdiff.parse.launch import launch_roles
 from paramdiff.parse.param_text import parse_params
 from paramdiff.parse.sdf import parse_sdf, read_channels
 from paramdiff.parse.sdf_paths import repo_resolver
 from paramdiff.project import Project, blueos_includes
-from paramdiff.render.derived_file import read_provenance, render, values_source
-from paramdiff.render.launch_text import load_line
 from paramdiff.render.sinks import join_lines
-from paramdiff.simulation.geometry import check_model, sitl_params
-from paramdiff.simulation.launch_check import verify_declared
 
+# The derive stage (overlay, frame layers, derived file, launches, model checks) is imported by
+# the methods that run it: `compare three-way` and `fetch` use none of it, and it is ~20 ms of
+# their imports (python -X importtime: simulation.launch_check 17 ms with render.launch_text,
+# derive.derived 11 ms with overlay.file, 2026-12-02).
 # Names the annotations use, not the code (and some would import a cycle).
 if TYPE_CHECKING:
     from paramdiff.comparison.classify import Classifier
@@ -280,6 +277,8 @@ class Pin:
 
     @once
     def overlay(self) -> Overlay:
+        from paramdiff.overlay.file import load_overlay
+
         profile = self.profile
         if not profile.overlay or not profile.derived:
             raise ConfigError(
@@ -292,6 +291,8 @@ class Pin:
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
         """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the
         profile's sitl_frame), stacked; None when the profile names no SITL frame."""
+        from paramdiff.comparison.sitl_layers import stack
+
         frame = frame or self.profile.sitl_frame
         if frame is None:
             return None
@@ -307,6 +308,7 @@ class Pin:
         return self._stacked[frame]
 
     def derive_target(self) -> Target:
+        from paramdiff.derive.derived import Target
 
         inputs = [self.source_meta(r) for r in self.specs if r == CALIBRATION_ROLE]
         inputs += [self.source_meta(r) for r in self.metadata_roles()]
@@ -352,6 +354,7 @@ class Pin:
     @once
     def _built(self) -> Derived:
         """The derived file's values and provenance, before its header's launch line."""
+        from paramdiff.derive.derived import build
 
         overlay = self.overlay()
         return build(
@@ -369,7 +372,7 @@ class Pin:
         if not self.profile.launches:
             return built
         # The header's "Load it with" line: the first declared launch check verifies.
-        from paramdiff.render.launch_text import load_model
+        from paramdiff.render.launch_text import load_line, load_model
 
         results = self.launch_results()
         return replace(
@@ -384,6 +387,9 @@ class Pin:
         """Every declared launch verified against the derived file's values as every loader
         reads them back (render.derived_file.values_source; the header, whose launch line these
         results choose, changes no value, so the file need not be rendered first)."""
+        from paramdiff.render.derived_file import values_source
+        from paramdiff.simulation.launch_check import verify_declared
+
         if not self.profile.launches:
             return []
 
@@ -393,6 +399,7 @@ class Pin:
     def derived_lines(self) -> list[str]:
         """The derived file's lines (params format), rendered and read back by the loaders
         once; ``check`` and ``derived_source`` share them."""
+        from paramdiff.render.derived_file import render
 
         return list(render(self.derived()))
 
@@ -402,6 +409,7 @@ class Pin:
 
         Rendered and parsed once; validate, layers and the report all use this one.
         """
+        from paramdiff.render.derived_file import read_provenance
 
         d = self.derived()
         lines = self.derived_lines()
@@ -416,6 +424,8 @@ class Pin:
 
     @once
     def sitl_run(self) -> SitlRun | None:
+        from paramdiff.comparison.sitl_layers import sitl_run
+
         frame_defaults = self.frame_defaults()
         if frame_defaults is None:
             return None
@@ -447,11 +457,13 @@ class Pin:
     @once
     def sitl_params(self) -> dict[str, float]:
         """What SITL runs: the frame defaults, then the derived file (last wins)."""
+        from paramdiff.simulation.geometry import sitl_params
 
         return sitl_params(self.derived().params(), self.sitl_run())
 
     def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""
+        from paramdiff.simulation.geometry import check_model
 
         return check_model(
             data,
