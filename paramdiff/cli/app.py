@@ -88,4 +88,3 @@ def console(prog: str = "paramdiff") -> NoReturn:
     code = main(prog=prog)
     gc.freeze()
     sys.exit(code)
-
