@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import sys
 import threading
@@ -242,7 +241,9 @@ def _replace(target: Path, data: bytes, mode: int, shown: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         folder_fd = _open_folder_nofollow(os.path.realpath(target.parent))
         for _ in range(100):
-            tmp_name = f".{target.name}.paramdiff-{secrets.token_hex(6)}.tmp"
+            # os.urandom is what secrets.token_hex reads; the secrets module would bring hmac,
+            # hashlib and random (~6 ms) into every command that may write a file
+            tmp_name = f".{target.name}.paramdiff-{os.urandom(6).hex()}.tmp"
             try:
                 fd = os.open(tmp_name, _TEMP_FLAGS, 0o600, dir_fd=folder_fd)
                 break

@@ -15,40 +15,28 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from paramdiff.comparison.classify import Classifier
 from paramdiff.comparison.side_by_side import compare
-from paramdiff.comparison.sitl_layers import sitl_run, stack
 from paramdiff.config.lock import require_entry
 from paramdiff.config.roles import PARAM_FORMATS, SourceSpec
 from paramdiff.config.sources import Profile
-from paramdiff.derive.derived import Target, build
-from paramdiff.derive.derived_model import derive_model
 from paramdiff.errors import ConfigError
 from paramdiff.fetch.engine import locked_bytes, materialize, verify_cached
 from paramdiff.fetch.includes import pinned_includes
 from paramdiff.fetch.parsed import load_metadata
-from paramdiff.fetch.thrust_sheets import thrust_curve
 from paramdiff.model.metadata import Metadata, firmware_of
 from paramdiff.model.params import ParamFile
 from paramdiff.model.source import Source
-from paramdiff.overlay.file import load_overlay
 from paramdiff.parse.any import parse_any, parse_names
-from paramdiff.parse.launch import launch_roles, parse_launch
+from paramdiff.parse.launch import launch_roles
 from paramdiff.parse.param_text import parse_params
 from paramdiff.parse.sdf import parse_sdf, read_channels
 from paramdiff.parse.sdf_paths import repo_resolver
 from paramdiff.project import Project
-from paramdiff.render.derived_file import read_provenance, render, values_source
-from paramdiff.render.launch_text import load_line, load_model
 from paramdiff.render.sinks import join_lines
-from paramdiff.simulation.geometry import check_model, sitl_params
-from paramdiff.simulation.launch_check import (
-    LaunchInputs,
-    PinnedModel,
-    declared_launches,
-    needs,
-    verify_declared,
-)
-from paramdiff.simulation.thrust_curve import summarize
 
+# The derive stage (overlay, frame layers, derived file, launches, model checks) is imported by
+# the methods that run it: `compare three-way` and `fetch` use none of it, and it is ~20 ms of
+# their imports (python -X importtime: simulation.launch_check 17 ms with render.launch_text,
+# derive.derived 11 ms with overlay.file, 2026-12-02).
 # Names the annotations use, not the code (and some would import a cycle).
 if TYPE_CHECKING:
     from paramdiff.comparison.classify import Classifier
@@ -62,7 +50,7 @@ if TYPE_CHECKING:
     from paramdiff.parse.sdf import Channel
     from paramdiff.parse.sdf_paths import Resolver
     from paramdiff.simulation.geometry import ModelCheck
-    from paramdiff.simulation.launch_check import LaunchResult
+    from paramdiff.simulation.launch_check import LaunchInputs, LaunchResult
     from paramdiff.simulation.thrust_curve import ThrustSummary
 
 CALIBRATION_ROLE = "calibration"
@@ -304,6 +292,8 @@ class Pin:
                 "add 'overlay:' and 'derived:' to the profile in sources.yaml",
             )
 
+        from paramdiff.overlay.file import load_overlay
+
         return load_overlay(self.config.root, profile.overlay)
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
@@ -320,6 +310,8 @@ class Pin:
             )
         if frame not in self._stacked:
             roles = self.profile.frames[frame]
+            from paramdiff.comparison.sitl_layers import stack
+
             self._stacked[frame] = stack([self.source(r) for r in roles], frame, roles)
         return self._stacked[frame]
 
@@ -327,6 +319,8 @@ class Pin:
 
         inputs = [self.source_meta(r) for r in self.specs if r == CALIBRATION_ROLE]
         inputs += [self.source_meta(r) for r in self.metadata_roles()]
+        from paramdiff.derive.derived import Target
+
         return Target(
             profile=self.profile.name,
             pin=self.pin,
@@ -371,6 +365,8 @@ class Pin:
         """The derived file's values and provenance, before its header's launch line."""
 
         overlay = self.overlay()
+        from paramdiff.derive.derived import build
+
         return build(
             self.source(overlay.base),
             overlay,
@@ -386,6 +382,8 @@ class Pin:
         if not self.profile.launches:
             return built
         # The header's "Load it with" line: the first declared launch check verifies.
+        from paramdiff.render.launch_text import load_line, load_model
+
         results = self.launch_results()
         return replace(
             built,
@@ -401,6 +399,9 @@ class Pin:
         results choose, changes no value, so the file need not be rendered first)."""
         if not self.profile.launches:
             return []
+
+        from paramdiff.render.derived_file import values_source
+        from paramdiff.simulation.launch_check import verify_declared
 
         return verify_declared(self._launch_inputs(values_source(self._built())))
 
@@ -419,6 +420,14 @@ class Pin:
         models_given: bool = False,
         with_models: bool = True,
     ) -> LaunchInputs:
+        from paramdiff.parse.launch import parse_launch
+        from paramdiff.simulation.launch_check import (
+            LaunchInputs,
+            PinnedModel,
+            declared_launches,
+            needs,
+        )
+
         profile = self.profile
         declared = declared_launches(profile)
         launches = [(d.launch, d.model) for d in declared]
@@ -453,6 +462,8 @@ class Pin:
         """The derived file's lines (params format), rendered and read back by the loaders
         once; ``check`` and ``derived_source`` share them."""
 
+        from paramdiff.render.derived_file import render
+
         return list(render(self.derived()))
 
     @once
@@ -466,6 +477,8 @@ class Pin:
         lines = self.derived_lines()
         parsed = parse_params(join_lines(lines).encode(), d.target, "params")
         # Each row also says where its value came from (the file's provenance comments).
+        from paramdiff.render.derived_file import read_provenance
+
         where = read_provenance(lines)
         parsed.params = {
             n: p._replace(note=f"from {where[n]}") if n in where else p
@@ -478,6 +491,8 @@ class Pin:
         frame_defaults = self.frame_defaults()
         if frame_defaults is None:
             return None
+
+        from paramdiff.comparison.sitl_layers import sitl_run
 
         return sitl_run(
             frame_defaults,
@@ -507,10 +522,14 @@ class Pin:
     def sitl_params(self) -> dict[str, float]:
         """What SITL runs: the frame defaults, then the derived file (last wins)."""
 
+        from paramdiff.simulation.geometry import sitl_params
+
         return sitl_params(self.derived().params(), self.sitl_run())
 
     def check_model(self, data: bytes, file: str, resolve: Resolver) -> ModelCheck:
         """One model's channels, read from its geometry, against what SITL runs."""
+
+        from paramdiff.simulation.geometry import check_model
 
         return check_model(
             data,
@@ -545,6 +564,9 @@ class Pin:
         if thrusters is None:
             return None
 
+        from paramdiff.fetch.thrust_sheets import thrust_curve
+        from paramdiff.simulation.thrust_curve import summarize
+
         def made() -> ThrustSummary:
             f = self.fetched([thrusters.role])[thrusters.role]
             cache, sha256 = self.project.cache(), f.entry.sha256  # a workbook parsed once
@@ -559,6 +581,8 @@ class Pin:
         summary = self.thrust_summary()
         if thrusters is None or thrusters.model is None or summary is None:
             return None
+
+        from paramdiff.derive.derived_model import derive_model
 
         def made() -> DerivedModel:
             label, file, data, resolve = self.pinned_model(DERIVED_MODEL_ROLE)

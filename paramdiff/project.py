@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from paramdiff.config.lock import LOCK_FILE, read_lock
 from paramdiff.config.roles import ROLE_RE
 from paramdiff.config.sources import Config, load_config, svg_path
-from paramdiff.derive.record import record_path
 from paramdiff.fetch.cache import Cache, default_cache_dir
 from paramdiff.fetch.engine import TransportChoice
 from paramdiff.outputs import ProjectFiles, git_folders
@@ -108,6 +107,8 @@ class Project:
         """What a user-named output (-o) may not overwrite: the project's inputs and outputs
         (every profile's overlay, models, derived files, reports, top views and verification
         records, per pin), its git folders and the cache (paramdiff/outputs.py)."""
+        # Only a command writing -o asks: the record module is ~5 ms of every other import.
+        from paramdiff.derive.record import record_path
 
         config = self.config()
         files = {

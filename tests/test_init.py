@@ -64,7 +64,7 @@ def test_package_data_is_installed_with_the_package(tmp_path: Path) -> None:
         "overlays/bluerov2_heavy_sitl.yaml",
         "overlays/holybro_x500_sitl.yaml",
         "pre-commit-config.yaml",  # init's .pre-commit-config.yaml
-        "renames.yaml",  # the renames compare pairs (paramdiff/comparison/renames.py)
+        "renames.yaml",  # the renames compare pairs (paramdiff/comparison/renames_yaml.py)
         "sources.yaml",
     ]
     assert (data / "workflows" / "paramdiff.yml").read_bytes() == (

@@ -18,9 +18,9 @@ from paramdiff.comparison.renames import (
     firmware_key,
     known_renames,
     pair_renames,
-    parse_renames,
     table_bytes,
 )
+from paramdiff.comparison.renames_yaml import parse_renames
 from paramdiff.comparison.side_by_side import RENAMED, RENAMED_DIFFERS, compare
 from paramdiff.errors import InputError
 from paramdiff.model.metadata import ParamMeta

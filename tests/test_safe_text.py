@@ -56,6 +56,15 @@ def test_visible_escapes_exactly_the_unsafe_characters() -> None:
             assert shown.isascii() and shown.isprintable()
 
 
+def test_printable_text_with_tabs_and_line_feeds_is_kept_and_a_control_in_it_is_not() -> None:
+    """The fast path (printable but for TAB and LF) keeps what a table prints — dashes,
+    arrows, ellipses, degrees — and still escapes a control among them."""
+    text = "ARMING_SKIPCHK\t1 → 0\n— cut…\t90°"
+    assert visible(text) == text and not has_unsafe(text)
+    assert visible(text.replace("→", "\u202e→")) == text.replace("→", "\\u202e→")
+    assert visible(text + "\r") == text + "\\x0d"
+
+
 @given(hostile)
 def test_visible_leaves_nothing_unsafe_and_keeps_safe_text(text: str) -> None:
     shown = visible(text)

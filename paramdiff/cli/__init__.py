@@ -2,7 +2,7 @@
 parses its options, calls one library function and chooses the sink; options.py holds the
 options several commands share; boundary.guarded maps exceptions to exit codes."""
 
-from paramdiff.cli.app import main
+from paramdiff.cli.app import console, main
 from paramdiff.cli.boundary import guarded
 
-__all__ = ["guarded", "main"]
+__all__ = ["console", "guarded", "main"]

@@ -1,10 +1,12 @@
-"""The `paramdiff` group: every command, loaded when it runs, and ``main``, which runs one
-inside the error boundary and returns its exit code."""
+"""The `paramdiff` group: every command, loaded when it runs; ``main``, which runs one
+inside the error boundary and returns its exit code; and ``console``, the `paramdiff` console
+script and `python -m paramdiff`, which exits with it."""
 
 from __future__ import annotations
 
+import gc
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -72,3 +74,17 @@ def main(argv: list[str] | None = None, prog: str = "paramdiff") -> int:
     finally:
         if closed:
             sys.stdout = None  # type: ignore[assignment]
+
+
+def console(prog: str = "paramdiff") -> NoReturn:
+    """The process's command line: ``main``, then exit with its code.
+
+    What the run made (the parsed sources, ~1,400 rows, the metadata, every module) is frozen
+    first: the interpreter's finalization otherwise walks all of it for cycles, ~25 ms of a
+    0.26 s `compare three-way` and ~10 ms of a `diff` (measured 2026-12-02, a process's exit
+    timed from its last line); the memory goes back with the process. ``main`` stays free of it:
+    the tests run it many times in one process.
+    """
+    code = main(prog=prog)
+    gc.freeze()
+    sys.exit(code)

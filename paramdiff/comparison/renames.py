@@ -1,7 +1,9 @@
 """Parameters ArduPilot renamed between firmware versions, paired into one row of a compare.
 
 The facts (old name → new name, the firmware that renamed it, the value conversion, the upstream
-source) live in ``paramdiff/data/renames.yaml``. A rename is paired only when every source that
+source) live in ``paramdiff/data/renames.yaml``; what a run reads is ``renames.json``, the table
+that file expands to (comparison/renames_yaml.py writes it, a test keeps the two equal), so a
+`diff` needs no YAML parser. A rename is paired only when every source that
 states a version is on the matching side of it: a 4.7 file still carrying a 4.6 name is left
 alone, since the firmware ignores that name and the table should say so; so is a source whose
 own firmware's metadata defines both names (a vehicle that kept the old one).
@@ -9,25 +11,17 @@ own firmware's metadata defines both names (a vehicle that kept the old one).
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from paramdiff.config.yamlfile import load_shipped
 from paramdiff.errors import InputError
 from paramdiff.model.metadata import LabelTables, ParamMeta
 from paramdiff.model.source import Source
 
-DATA_FILE = "paramdiff/data/renames.yaml"
 RULES = ("arming_checks_to_skips",)
-_REQUIRED_KEYS = {"old", "new", "since", "source"}
-_ENTRY_KEYS = {*_REQUIRED_KEYS, "for", "convert"}
-# Only renames.yaml's expansion (write_table, tests) fills these: compiled on first use by re.
-_PLACEHOLDER = r"\{(\w+)(?:\+(\d+))?\}"
 # Rover 4.6's documented ARMING_CHECK bits after ALL, for sources without metadata.
 _DEFAULT_CHECK_BITS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 
@@ -105,78 +99,13 @@ def firmware_key(firmware: str | None) -> tuple[int, ...] | None:
         return None
 
 
-# --------------------------------------------------------------------------- the data file
+# --------------------------------------------------------------------------- the shipped table
 
 
-def _values(spec: Any, where: str) -> list[Any]:
-    if isinstance(spec, str) and ".." in spec:
-        lo, hi = spec.split("..", 1)
-        return list(range(int(lo), int(hi) + 1))
-    if isinstance(spec, list) and spec:
-        return spec
-    raise InputError(
-        f"{where}: a value list or an 'a..b' range is expected",
-        "fix the entry",
-        file=DATA_FILE,
-    )
-
-
-def _fill(template: str, bound: Mapping[str, Any]) -> str:
-    def sub(m: re.Match[str]) -> str:
-        value = bound[m.group(1)]
-        return str(int(value) + int(m.group(2))) if m.group(2) else str(value)
-
-    return re.sub(_PLACEHOLDER, sub, template)
-
-
-def _conversion(spec: Any, where: str) -> Conversion:
-    if spec is None:
-        return Conversion()
-    if not isinstance(spec, dict) or set(spec) - {"scale", "units", "rule"}:
-        raise InputError(f"{where}: bad 'convert'", "use {scale, units} or {rule}", file=DATA_FILE)
-    rule = str(spec.get("rule", ""))
-    if rule and rule not in RULES:
-        raise InputError(f"{where}: unknown rule '{rule}'", f"use one of {RULES}", file=DATA_FILE)
-    return Conversion(float(spec.get("scale", 1.0)), str(spec.get("units", "")), rule)
-
-
-def _expand(entry: Any, index: int) -> Iterator[Rename]:
-    where = f"renames[{index}]"
-    if not isinstance(entry, dict) or not _REQUIRED_KEYS <= set(entry) <= _ENTRY_KEYS:
-        raise InputError(
-            f"{where}: needs old, new, since and source", "fix the entry", file=DATA_FILE
-        )
-    conversion = _conversion(entry.get("convert"), where)
-    variables = entry.get("for") or {}
-    names = list(variables)
-    choices = [_values(variables[n], f"{where}.for.{n}") for n in names]
-    for combo in itertools.product(*choices):
-        bound = dict(zip(names, combo, strict=True))
-        yield Rename(
-            _fill(str(entry["old"]), bound),
-            _fill(str(entry["new"]), bound),
-            str(entry["since"]),
-            conversion,
-            " ".join(str(entry["source"]).split()),
-        )
-
-
-def parse_renames(text: str) -> dict[str, Rename]:
-    """Every rename in a renames.yaml text, keyed by old name."""
-    doc = load_shipped(text, DATA_FILE)  # the shipped table uses anchors: not load_yaml
-    if not isinstance(doc, dict) or not isinstance(doc.get("renames"), list):
-        raise InputError("no 'renames:' list", "see the file's header", file=DATA_FILE)
-    out: dict[str, Rename] = {}
-    for i, entry in enumerate(doc["renames"]):
-        for r in _expand(entry, i):
-            out[r.old] = r
-    return out
-
-
-_DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"
 TABLE_FILE = "paramdiff/data/renames.json"
 REGENERATE = (
-    '.venv/bin/python -c "from paramdiff.comparison.renames import write_table; write_table()"'
+    '.venv/bin/python -c "from paramdiff.comparison.renames_yaml import write_table; write_table()"'
 )
 
 
@@ -184,12 +113,12 @@ REGENERATE = (
 def known_renames() -> dict[str, Rename]:
     """The renames shipped with paramdiff (read once per process).
 
-    Read from renames.json, the table renames.yaml expands to, generated by ``write_table``
-    and kept equal to it by a test: 0.5 ms, where the YAML took ~9 ms with its import and the
-    cached form needed hashlib, the cache directory and platformdirs (~10 ms of imports).
+    Read from renames.json, the table renames.yaml expands to, generated by
+    ``renames_yaml.write_table`` and kept equal to it by a test: 0.5 ms, where reading the
+    YAML costs PyYAML's import and its reader's patterns (~17 ms of a `diff`'s ~130 ms).
     """
     # A plain path, not importlib.resources: that import alone costs more than the read.
-    table = _decode_table((_DATA / "renames.json").read_bytes())
+    table = _decode_table((DATA / "renames.json").read_bytes())
     if table is None:
         raise InputError(
             "the renames table is malformed", f"regenerate it: {REGENERATE}", file=TABLE_FILE
@@ -220,12 +149,6 @@ def _decode_table(payload: bytes) -> dict[str, Rename] | None:
     except (ValueError, TypeError):
         return None
     return table
-
-
-def write_table() -> None:
-    """Regenerate renames.json from renames.yaml (after editing renames.yaml)."""
-    table = parse_renames((_DATA / "renames.yaml").read_text(encoding="utf-8"))
-    (_DATA / "renames.json").write_bytes(table_bytes(table))
 
 
 # --------------------------------------------------------------------------- pairing

@@ -16,11 +16,8 @@ import contextlib
 import hashlib
 import io
 import os
-import shutil
 import stat
 from pathlib import Path
-
-from platformdirs import user_cache_dir
 
 from paramdiff.digests import sha256_of
 from paramdiff.errors import FetchError, InputError, ParamdiffError
@@ -34,6 +31,9 @@ def default_cache_dir() -> Path:
     env = os.environ.get(ENV_CACHE)
     if env:
         return Path(env)
+    # Only a run not told where its cache is needs platformdirs: with tempfile, shutil and
+    # random, which it imports, ~7 ms (python -X importtime) of every warm command.
+    from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("paramdiff"))
 
@@ -203,6 +203,8 @@ def _clear(path: Path) -> None:
     entry goes."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         if path.is_dir() and not path.is_symlink():
+            import shutil  # (once in a cache's life, if ever: its import is ~3 ms)
+
             shutil.rmtree(path)  # inside our own cache directory: whatever was planted there
         else:
             path.unlink()

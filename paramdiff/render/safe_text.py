@@ -24,12 +24,17 @@ import re
 # Unicode categories Cc (controls but TAB and LF), Cf (format: bidi controls, zero-width,
 # BOM, tags, ...), Zl and Zp (U+2028/9) and Cs (lone surrogates), as of Unicode 14 (Python
 # 3.11's unicodedata; tests/test_safe_text.py compares them), plus Unicode 15's U+13439-F.
-UNSAFE = re.compile(
+# Kept as text: re compiles it on first use (the BMP ranges cost ~5 ms to compile), and most
+# runs never need it (see visible).
+UNSAFE = (
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
     "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff"
     "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
+# Every character UNSAFE names is unprintable to str.isprintable (Unicode's "Other" and
+# "Separator" categories; tests/test_safe_text.py checks each): a text printable once its tabs
+# and line feeds are set aside holds none of them, which C answers without the pattern.
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -41,14 +46,19 @@ def _escape(match: re.Match[str]) -> str:
 
 def visible(text: str) -> str:
     """``text`` with every character UNSAFE names written as its escape (see above)."""
-    if text.isascii() and text.isprintable():  # the common case, at C speed
+    if _printable(text):  # the common case, at C speed
         return text
-    return UNSAFE.sub(_escape, text)
+    return re.sub(UNSAFE, _escape, text)
 
 
 def has_unsafe(text: str) -> bool:
     """Whether ``visible`` would change ``text``."""
-    return not (text.isascii() and text.isprintable()) and UNSAFE.search(text) is not None
+    return not _printable(text) and re.search(UNSAFE, text) is not None
+
+
+def _printable(text: str) -> bool:
+    """Whether ``text`` is printable but for its tabs and line feeds (so nothing is unsafe)."""
+    return text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
 
 
 def visible_lines(lines: list[str]) -> list[str]:
