@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from paramdiff.check.run import check_project
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines
-from paramdiff.project import Project
+
+if TYPE_CHECKING:
+    from paramdiff.project import Project
 
 
 @click.command("check")
@@ -72,6 +74,9 @@ def check(
     verified, and the derived file and report checked where the pin has them. With --pin:
     that pin of every profile that has it (the others at their default pin).
     """
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.check.run import check_project
+
     profile = None if all_profiles else profile
     annotate = fmt == "github"
     echo_lines(

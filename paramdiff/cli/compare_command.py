@@ -3,15 +3,17 @@ role's file across pins."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.lazy import CommandGroup
 from paramdiff.cli.output import echo_lines
-from paramdiff.comparison.side_by_side import TableOptions
-from paramdiff.jobs import compare as jobs
-from paramdiff.pin import Pin
-from paramdiff.project import Project
+
+if TYPE_CHECKING:
+    from paramdiff.comparison.side_by_side import TableOptions
+    from paramdiff.project import Project
 
 
 @click.group("compare", cls=CommandGroup)
@@ -29,6 +31,10 @@ def three_way(
     options: Project, profile: str | None, pin: str | None, lenient: bool, table: TableOptions
 ) -> None:
     """hardware vs sitl vs sitl_models for a pin."""
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs import compare as jobs
+    from paramdiff.pin import Pin
+
     echo_lines(jobs.three_way_lines(Pin(options, profile, pin, lenient=lenient), table))
 
 
@@ -50,4 +56,7 @@ def pins(
     table: TableOptions,
 ) -> None:
     """One role's file across pins, e.g. `compare pins 4.6 4.7`: what changed."""
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs import compare as jobs
+
     echo_lines(jobs.pins_lines(options, profile, list(pins), role, table))

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import write_outputs
-from paramdiff.jobs.derive import derive_file
 from paramdiff.parse.param_text import WRITE_FORMATS
-from paramdiff.pin import Pin
+
+if TYPE_CHECKING:
+    from paramdiff.pin import Pin
 
 
 @click.command("derive")
@@ -27,4 +29,7 @@ from paramdiff.pin import Pin
 )
 def derive(pin: Pin, output: Path | None, fmt: str, check: bool, minimal: bool) -> None:
     """Write the SITL parameter file: hardware + overlay, with provenance."""
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.derive import derive_file
+
     write_outputs(derive_file(pin, output, fmt, minimal), check)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines
-from paramdiff.comparison.side_by_side import TableOptions
-from paramdiff.jobs.diff import diff_files
-from paramdiff.jobs.local import Reading
+
+if TYPE_CHECKING:
+    from paramdiff.comparison.side_by_side import TableOptions
 
 
 @click.command("diff", epilog=opt.TABLE_LEGEND)
@@ -41,6 +42,10 @@ def diff(
     With --against-defaults: only what the files set to another value than the firmware's
     default, or names it does not have; exit 1 when there is any.
     """
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.diff import diff_files
+    from paramdiff.jobs.local import Reading
+
     reading = Reading(input_format, lenient, include_root, project_metadata)
     shown = diff_files(list(files), table, reading, defaults)
     echo_lines(shown.lines)

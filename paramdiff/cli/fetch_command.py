@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines
-from paramdiff.jobs.fetch import fetch_project
-from paramdiff.project import Project
+
+if TYPE_CHECKING:
+    from paramdiff.project import Project
 
 
 @click.command("fetch")
@@ -28,4 +31,7 @@ def fetch(options: Project, profile: str | None, pin: str | None, update: bool) 
     a host that does not resolve or refuses the connection fails at once (offline? read a
     mirror: --mirror DIR|URL or PARAMDIFF_MIRROR).
     """
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.fetch import fetch_project
+
     echo_lines(fetch_project(options, profile, pin, update))

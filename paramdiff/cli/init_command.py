@@ -9,7 +9,6 @@ from click.shell_completion import CompletionItem
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo
-from paramdiff.jobs.init import shipped_descriptions, starter, write_starter
 from paramdiff.render.safe_text import visible
 
 
@@ -18,6 +17,8 @@ class InitCommand(click.Command):
     the help is shown, not when the module loads)."""
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from paramdiff.jobs.init import shipped_descriptions  # (see init)
+
         with formatter.section("Profiles paramdiff ships"):
             rows = [(n, visible(_first_sentence(d))) for n, d in shipped_descriptions().items()]
             formatter.write_dl(rows)
@@ -31,6 +32,8 @@ def _first_sentence(text: str) -> str:
 def _complete_profile(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
+    from paramdiff.jobs.init import shipped_descriptions  # (see init)
+
     return [CompletionItem(n) for n in shipped_descriptions() if n.startswith(incomplete)]
 
 
@@ -56,6 +59,9 @@ def init(profile: str, derived: str | None, root: Path) -> None:
     where absent, and .gitignore's lines for the files paramdiff leaves. Never overwrites a
     file. Then: paramdiff fetch && paramdiff derive.
     """
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.init import starter, write_starter
+
     for line in write_starter(root, starter(profile, derived)):
         echo(line)
     echo("next: paramdiff fetch && paramdiff derive && paramdiff report && paramdiff check")

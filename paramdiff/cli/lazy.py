@@ -2,7 +2,13 @@
 lists it (click's documented pattern, "Lazily Loading Subcommands" on the "Complex
 Applications" page of its docs): `diff` never imports what `fetch` needs, and the help's
 summaries are the commands' own. A mistyped command gets "Did you mean", as click gives a
-mistyped option; a group given no command shows its help and fails."""
+mistyped option; a group given no command shows its help and fails.
+
+Listing imports every command's module, so each module imports its job (and the job's stack:
+requests and git for fetch, the derive and simulation stages, the report) inside the command's
+function, when it runs: measured 2026-12-02 with `python -X importtime`, `paramdiff --help`
+imported 342 ms of modules with the jobs at the modules' tops (jobs.fetch alone 190 ms) and
+157 ms without; the commands themselves import the same modules either way."""
 
 from __future__ import annotations
 

@@ -8,9 +8,7 @@ import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import pull_progress, write_outputs
-from paramdiff.jobs.pull import pull_file
 from paramdiff.parse.param_text import WRITE_FORMATS
-from paramdiff.vehicle.mavlink_pull import PullLimits
 
 
 @click.command("pull")
@@ -48,6 +46,10 @@ def pull_command(
     Error line. A dump that would be incomplete is an Error too, unless
     --allow-incomplete. Progress goes to stderr (-q: none).
     """
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.pull import pull_file
+    from paramdiff.vehicle.mavlink_pull import PullLimits
+
     limits = PullLimits(timeout=timeout)
     progress = None if quiet else pull_progress()
     write_outputs(

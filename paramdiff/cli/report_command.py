@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import write_outputs
-from paramdiff.jobs.report import report_files
-from paramdiff.pin import Pin
+
+if TYPE_CHECKING:
+    from paramdiff.pin import Pin
 
 
 @click.command("report")
@@ -24,4 +26,7 @@ from paramdiff.pin import Pin
 )
 def report(pin: Pin, output: Path | None, check: bool, model: Path | None) -> None:
     """Write the markdown report for a pull request."""
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.report import report_files
+
     write_outputs(report_files(pin, output, model), check)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import write_outputs
-from paramdiff.project import Project
-from paramdiff.review.branch import review_files
+
+if TYPE_CHECKING:
+    from paramdiff.project import Project
 
 
 @click.command("review")
@@ -28,4 +30,7 @@ def review(options: Project, base: str | None, fmt: str, output: Path | None) ->
     stale, derived lines changed with their reasons, reboots needed. Exit 1 when something
     needs attention (a stale delta, lock, derived file or report).
     """
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.review.branch import review_files
+
     write_outputs(review_files(options, base, fmt, output))

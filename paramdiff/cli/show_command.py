@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines, warn
-from paramdiff.comparison.side_by_side import TableOptions
-from paramdiff.jobs.local import Reading
-from paramdiff.jobs.show import show_file
+
+if TYPE_CHECKING:
+    from paramdiff.comparison.side_by_side import TableOptions
 
 
 @click.command("show", epilog=opt.TABLE_LEGEND)
@@ -34,6 +35,10 @@ def show(
     project_metadata: bool,
 ) -> None:
     """One file's normalized table (params, Mission Planner, QGC, BlueOS or SDF)."""
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.local import Reading
+    from paramdiff.jobs.show import show_file
+
     reading = Reading(input_format, lenient, include_root, project_metadata)
     shown = show_file(file, table, reading, as_format)
     for message in shown.warnings:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines
-from paramdiff.jobs.validate import validate_file
-from paramdiff.pin import Pin
+
+if TYPE_CHECKING:
+    from paramdiff.pin import Pin
 
 
 @click.command("validate")
@@ -19,4 +21,7 @@ from paramdiff.pin import Pin
 @click.option("--strict", is_flag=True, help="Fail on range/enum/bitmask warnings too.")
 def validate(pin: Pin, file: Path, lenient: bool, strict: bool) -> None:
     """Check FILE against the pin's metadata: unknown names, range, enum, bitmask, read-only."""
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.validate import validate_file
+
     echo_lines(validate_file(pin, file, lenient, strict))

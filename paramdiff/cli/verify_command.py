@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines, terminal_progress
-from paramdiff.jobs.verify import verify_vehicle
-from paramdiff.pin import Pin
-from paramdiff.vehicle.mavlink_pull import PullLimits
+
+if TYPE_CHECKING:
+    from paramdiff.pin import Pin
 
 
 @click.command("verify")
@@ -34,6 +36,10 @@ def verify(pin: Pin, connection: str, launch: str | None, timeout: float, record
     Parameters no layer sets are counted. Exit 1 on a difference (a record is written
     first: it shows which rows differ). An incomplete pull writes no record.
     """
+    # the job's stack is imported when the command runs: --help lists it without (cli/lazy.py)
+    from paramdiff.jobs.verify import verify_vehicle
+    from paramdiff.vehicle.mavlink_pull import PullLimits
+
     limits = PullLimits(timeout=timeout)
     echo_lines(verify_vehicle(pin, connection, launch=launch, limits=limits,
                               progress=terminal_progress(), record=record))  # fmt: skip
