@@ -61,6 +61,10 @@ def test_between_two_sheets_the_curve_is_interpolated_and_says_so() -> None:
         (b"pwm_us,thrust_n\n1100,1\n1700,nan\n", 12, "is not a PWM width and a thrust", 3),
         (b"pwm_us,thrust_n\nnan,1\n1700,2\n", 12, "is not a PWM width and a thrust", 2),
         (b"pwm_us,thrust_n\n1100,1\n1900,inf\n", 12, "is not a PWM width and a thrust", 3),
+        # milliseconds for microseconds; a flipped sign (#27 review: both derived a model)
+        (b"pwm_us,thrust_n\n1.1,-30\n1.5,0\n1.9,40\n", 12, "no PWM width inside 800–2200", 2),
+        (b"pwm_us,thrust_n\n1100,30\n1500,0\n1900,-40\n", 12, "sign is flipped", 4),
+        (workbook({"12 V": [(1100, 2.0), (1500, 0.0), (1900, -3.0)]}), 12, "sign is flipped", 4),
     ],
 )
 def test_a_table_it_cannot_trust_is_refused_with_its_line(

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 G0 = 9.80665
 XLSX_MAGIC = b"PK\x03\x04"
 _SHEET_VOLTS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*V\s*$", re.IGNORECASE)
+SERVO_RANGE_US = (800, 2200)  # SERVOn_MIN/MAX @Range (ArduPilot apm.pdef.json)
 _FORCE_UNITS = {"kgf": G0, "kg f": G0, "n": 1.0}
 
 
@@ -183,7 +184,32 @@ def _rising(
                 file=file,
                 line=row,
             )
+    _plausible(rows, file, where)
     return tuple(r[1] for r in rows), tuple(r[2] for r in rows)
+
+
+def _plausible(rows: list[tuple[int, float, float]], file: str, where: str) -> None:
+    """A table whose widths no servo output reaches, or whose thrust falls as PWM rises, is a
+    table in other units or with its sign flipped: derived into the model it would drive the
+    boat with nonsense limits, so it is refused. ArduPilot's SERVOn_MIN/MAX range is 800–2200
+    µs (the Rover metadata, apm.pdef.json)."""
+    low, high = rows[0], rows[-1]
+    if high[1] < SERVO_RANGE_US[0] or low[1] > SERVO_RANGE_US[1]:
+        raise InputError(
+            f"{where}: no PWM width inside {SERVO_RANGE_US[0]}–{SERVO_RANGE_US[1]} µs (SERVOn_MIN/"
+            f"MAX's range; the table has {low[1]:g}–{high[1]:g}): milliseconds, or a duty cycle?",
+            "give PWM widths in microseconds (e.g. 1100–1900)",
+            file=file,
+            line=low[0],
+        )
+    if high[2] <= 0 < low[2] or max(r[2] for r in rows) <= 0:
+        raise InputError(
+            f"{where}: thrust is not positive at the highest PWM ({high[1]:g} µs: {high[2]:g} N) "
+            "— the force's sign is flipped?",
+            "forward thrust is positive at the highest PWM width: negate the force column",
+            file=file,
+            line=high[0],
+        )
 
 
 def curve_at_voltage(sheets: list[Sheet], file: str, voltage: float) -> ThrustCurve:
