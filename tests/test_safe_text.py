@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramdiff.render.derived_file import comment_lines
-from paramdiff.render.safe_text import has_unsafe, visible
+from paramdiff.render.safe_text import UNSAFE, has_unsafe, visible
 from paramdiff.render.sinks import Output, emit, join_lines
 from paramdiff.render.svg import escape as svg_escape
 from paramdiff.render.texttable import markdown_cell, markdown_table, table
@@ -54,6 +54,19 @@ def test_visible_escapes_exactly_the_unsafe_characters() -> None:
         if expected:
             assert shown == repr(c)[1:-1] or shown == f"\\x{code:02x}", hex(code)
             assert shown.isascii() and shown.isprintable()
+
+
+def test_every_unsafe_character_is_one_isprintable_refuses() -> None:
+    """visible's fast path (a printable text, tab and line feed aside, is returned as it is)
+    relies on this for every code point the pattern names."""
+    printable_unsafe = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if UNSAFE.match(chr(code)) and chr(code).isprintable()
+    ]
+    assert printable_unsafe == []
+    assert visible("a → b\n\tc — d") == "a → b\n\tc — d"
+    assert visible("a → b\n\u202e") == "a → b\n\\u202e"
 
 
 @given(hostile)

