@@ -309,13 +309,17 @@ def _acknowledged(doc: YamlDoc, raw: Any) -> tuple[Acknowledgement, ...]:
 
 
 def load_overlay(root: Path, rel: str) -> Overlay:
+    return parse_overlay(read_overlay(root, rel), rel)
+
+
+def read_overlay(root: Path, rel: str) -> bytes:
+    """The overlay file's bytes (a regular file of the project, of bounded size)."""
     try:
-        data = read_regular(project_path(root, rel), limit=TEXT_LIMIT, label=rel)
+        return read_regular(project_path(root, rel), limit=TEXT_LIMIT, label=rel)
     except FileNotFoundError:
         raise ConfigError(
             f"overlay {rel} does not exist", "create it or fix 'overlay:' in sources.yaml"
         ) from None
-    return parse_overlay(data, rel)
 
 
 def validate_deltas(
