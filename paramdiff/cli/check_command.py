@@ -14,7 +14,6 @@ from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines
 from paramdiff.project import Project
 
-
 # A check builds ~100,000 objects that live until it ends (four pins' parsed sources,
 # metadata, derived files and reports) and makes few cycles: at CPython's default threshold
 # (a collection every 700 net allocations) the cycle collector traversed them ~120 times,
