@@ -333,8 +333,10 @@ def validate_deltas(
     for d in overlay.deltas:
         file, line = overlay.file, d.line
         if metadata is not None:
-            meta = metadata.get(d.param)
-            if meta is None:
+            # From the parsed metadata's ranges and label tables (Metadata.problems): the
+            # name's entry is not decoded, so no check reads the 1.5 MB of entries for this.
+            problems = metadata.problems(d.param, d.value)
+            if problems is None:
                 raise ConfigError(
                     f"delta {d.param}: no such parameter in {metadata.file} "
                     f"(firmware {metadata.firmware})",
@@ -342,7 +344,6 @@ def validate_deltas(
                     file=file,
                     line=line,
                 )
-            problems = meta.problems(d.value)
             if problems:
                 raise ConfigError(
                     f"delta {d.param}: {'; '.join(problems)}",
