@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -13,24 +10,6 @@ from paramdiff.check.run import check_project
 from paramdiff.cli import options as opt
 from paramdiff.cli.output import echo_lines
 from paramdiff.project import Project
-
-# A check builds ~100,000 objects that live until it ends (four pins' parsed sources,
-# metadata, derived files and reports) and makes few cycles: at CPython's default threshold
-# (a collection every 700 net allocations) the cycle collector traversed them ~120 times,
-# 40-70 ms of a run; at this one it never runs in a check of the four pins, for +0.7 MB of
-# peak memory (docs/performance.md). freqtrade (freqtrade/util/gc_setup.py) does the same.
-GC_THRESHOLD = (100_000, 20, 20)
-
-
-@contextlib.contextmanager
-def rare_collections() -> Iterator[None]:
-    """The cycle collector at GC_THRESHOLD while the check runs, as it was afterwards."""
-    before = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLD)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 @click.command("check")
@@ -95,16 +74,16 @@ def check(
     """
     profile = None if all_profiles else profile
     annotate = fmt == "github"
-    lines = check_project(
-        options,
-        profile,
-        pin,
-        list(models),
-        annotate,
-        launch=launch,
-        world=world,
-        require_confirmed=require_confirmed,
-        verbose=verbose,
+    echo_lines(
+        check_project(
+            options,
+            profile,
+            pin,
+            list(models),
+            annotate,
+            launch=launch,
+            world=world,
+            require_confirmed=require_confirmed,
+            verbose=verbose,
+        )
     )
-    with rare_collections():
-        echo_lines(lines)
