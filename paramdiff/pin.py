@@ -172,7 +172,12 @@ class Pin:
                 self.lock(),
                 role,
             )
-            out[firmware] = load_metadata(self.project.cache(), sha256, read, spec.path, firmware)
+            out[firmware] = self.project.of_content(
+                ("metadata", sha256, spec.path, firmware),
+                functools.partial(
+                    load_metadata, self.project.cache(), sha256, read, spec.path, firmware
+                ),
+            )
             self.locked_entry(role)  # the bytes verified (fetched, or hashed) before any use
         return out
 
@@ -214,17 +219,25 @@ class Pin:
         def read_include(path: str) -> bytes:
             return f.includes[path]
 
+        lenient = spec.lenient or self.lenient
+        joint_roles = self.profile.joint_roles
         if spec.format == "sdf":
-            parsed = self._parse_model(f)
+            parse = functools.partial(parse_sdf, f.data, spec.path, joint_roles)
         else:
-            parsed = parse_any(
+            parse = functools.partial(
+                parse_any,
                 f.data,
                 spec.path,
                 spec.format,
-                lenient=spec.lenient or self.lenient,
-                joint_roles=self.profile.joint_roles,
+                lenient=lenient,
+                joint_roles=joint_roles,
                 read_include=read_include,
             )
+        # The same locked bytes (and includes) read the same way: parsed once per run, not
+        # once per pin; a parsed file is never changed after its parse (derived_source
+        # parses its own).
+        key = (f.entry.sha256, f.entry.includes, spec.path, spec.format, lenient)
+        parsed = self.project.of_content(("source", *key, *sorted(joint_roles.items())), parse)
         firmware = spec.firmware or firmware_of(parsed.header.get("Version"))
         src = Source(
             role=role,
@@ -240,10 +253,6 @@ class Pin:
         )
         self._sources[role] = src
         return src
-
-    def _parse_model(self, f: FetchedRole) -> ParamFile:
-
-        return parse_sdf(f.data, f.spec.path, self.profile.joint_roles)
 
     def source_meta(self, role: str) -> Source:
         """A role that is not a parameter set (metadata, name list): identity only."""
@@ -292,9 +301,14 @@ class Pin:
                 "add 'overlay:' and 'derived:' to the profile in sources.yaml",
             )
 
-        from paramdiff.overlay.file import load_overlay
+        from paramdiff.overlay.file import parse_overlay, read_overlay
 
-        return load_overlay(self.config.root, profile.overlay)
+        # both BlueBoat pins' overlay: its bytes read for each, parsed once per run
+        data = read_overlay(self.config.root, profile.overlay)
+        return self.project.of_content(
+            ("overlay", profile.overlay, data),
+            functools.partial(parse_overlay, data, profile.overlay),
+        )
 
     def frame_defaults(self, frame: str | None = None) -> Layers | None:
         """The files sim_vehicle.py loads before the derived file for ``frame`` (default: the
@@ -514,9 +528,17 @@ class Pin:
         def made() -> tuple[str, str, bytes, Resolver]:
             f = self.fetched([role])[role]
             label = f"{role} ({f.spec.repo}:{f.spec.path})"
-            return label, f.spec.path, f.data, repo_resolver(f.spec.path, f.includes)
+            resolver = repo_resolver(f.spec.path, f.includes)
+            return label, f.spec.path, f.data, resolver
 
-        return self.kept(f"pinned_model {role}", made)
+        def shared() -> tuple[str, str, bytes, Resolver]:
+            # One resolver for the same locked model in every pin of the run, so geometry's
+            # read_model (keyed by it) reads the BlueBoat's model once, not once per pin.
+            entry = self.fetched([role])[role].entry
+            key = ("pinned_model", role, self.spec(role).repo, entry.sha256, entry.includes)
+            return self.project.of_content((*key, self.spec(role).path), made)
+
+        return self.kept(f"pinned_model {role}", shared)
 
     @once
     def sitl_params(self) -> dict[str, float]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from paramdiff.config.lock import LOCK_FILE, read_lock
 from paramdiff.config.roles import ROLE_RE
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from paramdiff.fetch.cache import Cache
     from paramdiff.fetch.engine import TransportChoice
     from paramdiff.outputs import ProjectFiles
+
+T = TypeVar("T")
 
 
 @dataclass(eq=False)
@@ -48,6 +50,9 @@ class Project:
     _read: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _lock_read: tuple[tuple[int, ...] | None, Lock | None] | None = field(
         default=None, init=False, repr=False
+    )
+    _of_content: dict[tuple[Hashable, ...], Any] = field(
+        default_factory=dict, init=False, repr=False
     )
 
     def __post_init__(self) -> None:
@@ -102,6 +107,17 @@ class Project:
         if key is None or self._lock_read is None or self._lock_read[0] != key:
             self._lock_read = (key, read_lock(root))
         return self._lock_read[1]
+
+    def of_content(self, key: tuple[Hashable, ...], make: Callable[[], T]) -> T:
+        """``make()``, made once per run for ``key``: for what is a pure function of bytes
+        named in the key by content (the sha256 the lock verified, or the bytes themselves)
+        and of the other arguments the key holds. The pins of one run share it: `check`'s two
+        BlueBoat pins read the same SITL set, frame defaults, model, 4.6 metadata and overlay
+        (see docs/performance.md). Nothing outlives the run, so no result is ever stale."""
+        if key not in self._of_content:
+            self._of_content[key] = make()
+        value: T = self._of_content[key]
+        return value
 
     def project_files(self) -> ProjectFiles:
         """What a user-named output (-o) may not overwrite: the project's inputs and outputs

@@ -7,6 +7,7 @@ whose sources.yaml and overlay carry them."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import unicodedata
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramdiff.render.derived_file import comment_lines
-from paramdiff.render.safe_text import has_unsafe, visible
+from paramdiff.render.safe_text import UNSAFE, has_unsafe, visible
 from paramdiff.render.sinks import Output, emit, join_lines
 from paramdiff.render.svg import escape as svg_escape
 from paramdiff.render.texttable import markdown_cell, markdown_table, table
@@ -63,6 +64,19 @@ def test_printable_text_with_tabs_and_line_feeds_is_kept_and_a_control_in_it_is_
     assert visible(text) == text and not has_unsafe(text)
     assert visible(text.replace("→", "\u202e→")) == text.replace("→", "\\u202e→")
     assert visible(text + "\r") == text + "\\x0d"
+
+
+def test_every_unsafe_character_is_one_isprintable_refuses() -> None:
+    """visible's fast path (a printable text, tab and line feed aside, is returned as it is)
+    relies on this for every code point the pattern names."""
+    printable_unsafe = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if re.match(UNSAFE, chr(code)) and chr(code).isprintable()
+    ]
+    assert printable_unsafe == []
+    assert visible("a → b\n\tc — d") == "a → b\n\tc — d"
+    assert visible("a → b\n\u202e") == "a → b\n\\u202e"
 
 
 @given(hostile)

@@ -14,6 +14,7 @@ Imported only when a document is parsed (PyYAML stays out of warm commands).
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import re
 from typing import Any
@@ -193,13 +194,25 @@ def _make_loader(base: type) -> type:
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
             if kind is not yaml.ScalarNode or not implicit[0]:
                 return super().resolve(kind, value, implicit)
-            tag11 = super().resolve(kind, value, implicit)
-            if readings(value, tag11) is not None:
-                return DISAGREES_TAG
-            return core_tag(value)
+            return plain_tag(value)
 
     Loader.add_constructor(INT_TAG, _construct_int)
     return Loader
+
+
+_RESOLVER_11 = yaml.resolver.Resolver()  # PyYAML's own resolution of plain scalars
+
+
+@functools.lru_cache(maxsize=4096)
+def plain_tag(value: str) -> str:
+    """The tag of a plain scalar: YAML 1.2's core schema's, or DISAGREES_TAG when YAML 1.1
+    reads it otherwise. A function of the text alone, so worked out once per text: a lock
+    repeats its keys and digests' field names ~400 times, and resolving each scalar through
+    both schemas was a third of its parse (~2.5 of 7.7 ms)."""
+    tag11 = _RESOLVER_11.resolve(yaml.ScalarNode, value, (True, False))
+    if readings(value, tag11) is not None:
+        return DISAGREES_TAG
+    return core_tag(value)
 
 
 def loader_class() -> type:
