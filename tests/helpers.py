@@ -438,3 +438,12 @@ def copy_fixture(name: str, dest: Path) -> Path:
     target = dest / name
     shutil.copy(FIXTURES / name, target)
     return target
+
+
+# What a damaged cache entry looks like (each test adds an edit that keeps the old digest).
+DAMAGED_ENTRIES = [
+    lambda b: b"",  # empty
+    lambda b: b[: len(b) // 2],  # truncated
+    lambda b: b.split(b"\n", 1)[0],  # header only
+    lambda b: b"\xff\xfe" + b,  # garbage in front
+]

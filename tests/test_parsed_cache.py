@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, run_cli
+from helpers import DAMAGED_ENTRIES, FIXTURES, run_cli
 from test_offline_project import fetched_offline_project
 
 from paramdiff.errors import InputError
@@ -88,10 +88,7 @@ def test_first_load_parses_and_writes_the_entry_the_second_reads_it(tmp_path: Pa
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda b: b"",  # empty
-        lambda b: b[: len(b) // 2],  # truncated
-        lambda b: b.split(b"\n", 1)[0],  # header only
-        lambda b: b"\xff\xfe" + b,  # garbage in front
+        *DAMAGED_ENTRIES,
         lambda b: b.replace(b"Servo output function", b"Servo output functioN"),  # one byte
     ],
 )

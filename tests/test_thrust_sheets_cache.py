@@ -10,7 +10,15 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import OVERLAY_YAML, SOURCES_YAML, build_mirror, location_args, run_cli, small_upstream
+from helpers import (
+    DAMAGED_ENTRIES,
+    OVERLAY_YAML,
+    SOURCES_YAML,
+    build_mirror,
+    location_args,
+    run_cli,
+    small_upstream,
+)
 from test_thrust_table import T200, workbook
 
 from paramdiff.errors import InputError
@@ -62,10 +70,7 @@ def test_every_voltage_s_curve_from_the_cache_equals_the_parse(
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda b: b"",  # empty
-        lambda b: b[: len(b) // 2],  # truncated
-        lambda b: b.split(b"\n", 1)[0],  # header only
-        lambda b: b"\xff\xfe" + b,  # garbage in front
+        *DAMAGED_ENTRIES,
         lambda b: b.replace(b'"volts":16.0', b'"volts":15.0'),  # an edit, the old digest kept
     ],
 )
