@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from paramdiff.errors import InputError
 from paramdiff.parse.thrust_table import ThrustCurve, parse_thrust_table
 from paramdiff.simulation.thrust_curve import calibration_findings, fit_expo, summarize, thrust_at
 
@@ -66,3 +67,19 @@ def test_the_t200_at_16_v(upstream: Path) -> None:
     assert summary.ratio == pytest.approx(1.29, abs=0.01)
     assert summary.deadband == (1472, 1528)
     assert summary.expo == pytest.approx(0.59, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        b"pwm_us,thrust_n\n1100,-40\n1900,51\n",  # two points: no zero-thrust width between
+        b"pwm_us,thrust_n\n1100,1\n1500,2\n1900,3\n",  # no reverse thrust
+    ],
+)
+def test_a_curve_without_a_dead_band_between_reverse_and_forward_is_refused(table: bytes) -> None:
+    """A bench table a bidirectional summary cannot be made of is one Error (it was a
+    ZeroDivisionError, exit 3, in derive and check: #30 review)."""
+    with pytest.raises(InputError) as caught:
+        summarize(parse_thrust_table(table, "bench.csv", 16))
+    assert "no reverse thrust below a zero-thrust width" in caught.value.what
+    assert caught.value.file == "bench.csv"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import NamedTuple
 
+from paramdiff.errors import InputError
 from paramdiff.parse.thrust_table import ThrustCurve
 
 # Thrust under this share of the larger bollard thrust counts as none: the T200's ESC has a
@@ -52,6 +53,16 @@ def summarize(curve: ThrustCurve) -> ThrustSummary:
     # throttle axis starts at the middle of the deadband, not at its edge: the deadband is
     # part of the curve MOT_THST_EXPO has to straighten.
     mid = (low + high) / 2
+    if not pwm[0] < mid < pwm[-1] or reverse >= 0 or forward <= 0:
+        # the summary is a bidirectional thruster's: reverse below the dead band, forward above
+        raise InputError(
+            f"{curve.how}: no reverse thrust below a zero-thrust width and forward thrust above "
+            f"it ({len(pwm)} measurements, {reverse:g} to {forward:g} N)",
+            "measure the thruster across its range: reverse at the lowest width, zero at the "
+            "neutral width, forward at the highest (at least three rows)",
+            file=curve.file,
+            line=1,
+        )
     fwd = [
         ((p - mid) / (pwm[-1] - mid), t / forward)
         for p, t in zip(pwm, thrust, strict=True)
