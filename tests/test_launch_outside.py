@@ -76,6 +76,31 @@ def test_a_launch_file_outside_the_project_from_the_command_line(tmp_path: Path)
         assert "TOKEN" not in result.output
 
 
+def test_a_file_only_named_like_the_derived_file_is_not_taken_for_it(tmp_path: Path) -> None:
+    """A path that ends like the derived file's (/tmp/x/derived/boat_sitl.params, a file
+    elsewhere in the project) was judged as the derived file: a launch loading a copy that
+    steers backwards passed check (#30 review 5)."""
+    root, loc = project(
+        tmp_path, "ardurover -w --model rover-skid --defaults derived/boat_sitl.params"
+    )
+    for command in ("fetch", "derive"):
+        assert run_cli([command, *loc]).exit_code == 0
+    stranger = tmp_path / "x" / "derived" / "boat_sitl.params"
+    stranger.parent.mkdir(parents=True)
+    stranger.write_text("SERVO1_FUNCTION 73\n")
+    (root / "sim" / "derived").mkdir()
+    (root / "sim" / "derived" / "boat_sitl.params").write_text("SERVO1_FUNCTION 73\n")
+    for ref, what in ((str(stranger), "outside the project"),
+                      ("sim/derived/boat_sitl.params", "named like the derived file")):  # fmt: skip
+        launch = f"ardurover -w --model rover-skid --defaults {ref}"
+        for command in (["layers", "--launch", launch], ["check", "--launch", launch]):
+            result = run_cli([*command, *loc])
+            assert result.exit_code == 2, result.output
+            assert what in result.output, result.output
+    own = f"ardurover -w --model rover-skid --defaults {root / 'derived/boat_sitl.params'}"
+    assert run_cli(["layers", "--launch", own, *loc]).exit_code in (0, 1)  # judged, not refused
+
+
 @pytest.mark.parametrize(
     "tail",
     [

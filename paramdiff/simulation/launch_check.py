@@ -10,6 +10,7 @@ acknowledgement accepts.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +166,7 @@ def resolve_layers(inputs: LaunchInputs, launch: Launch) -> list[Layer]:
     for f in launch.files:
         kind, role = file_kind(inputs.specs, f, inputs.target)
         if kind == "derived":
+            _is_the_derived_file(inputs, launch, f)
             out.append(Layer(f.path, f.origin, "derived", inputs.derived))
             continue
         if role is not None:
@@ -186,6 +188,22 @@ def resolve_layers(inputs: LaunchInputs, launch: Launch) -> list[Layer]:
             )
         out.append(Layer(f.path, f.origin, "local", local_source(local, role=f.path)))
     return out
+
+
+def _is_the_derived_file(inputs: LaunchInputs, launch: Launch, f: DefaultsFile) -> None:
+    """A path that only ends like the derived file's (``/tmp/x/derived/boat_sitl.params``,
+    ``../other/derived/…``) is another file: judged as the derived file, a launch loading a
+    stranger's copy would pass. It must be this project's file, wherever it is written from."""
+    target = inputs.target
+    if target is None or posixpath.normpath(f.path) == posixpath.normpath(target):
+        return
+    written = launch_file(inputs.root, launch, f)  # refuses a path leading out of the project
+    if Path(os.path.realpath(written)) != Path(os.path.realpath(inputs.root / target)):
+        raise InputError(
+            f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which is named "
+            f"like the derived file {target} but is not it",
+            f"load the project's own {target} (its path relative to sources.yaml)",
+        )
 
 
 def launch_file(root: Path, launch: Launch, f: DefaultsFile) -> Path:
