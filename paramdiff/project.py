@@ -136,6 +136,7 @@ class Project:
             ".pre-commit-config.yaml": "the project's pre-commit configuration",
             ".pre-commit-hooks.yaml": "the project's pre-commit hooks file",
         }
+        lock = self.lock()  # a file: role's includes are pinned there
         for name, profile in config.profiles.items():
             if profile.overlay:
                 files.setdefault(profile.overlay, f"profile {name}'s overlay, an input")
@@ -149,6 +150,10 @@ class Project:
                 for spec in specs.values():
                     if spec.is_local:  # a field dump: an input, pinned by its digests
                         files.setdefault(spec.path, f"profile {name}'s {spec.role} file, an input")
+                        entry = lock.get(name, pin, spec.role) if lock is not None else None
+                        for inc in entry.includes if entry is not None else ():
+                            what = f"a file profile {name}'s {spec.role} file includes, an input"
+                            files.setdefault(inc.path, what)
                 derived = profile.derived_path(pin)
                 if derived:
                     pinned = f" for pin {pin}" if profile.derived_is_per_pin() else ""

@@ -93,12 +93,7 @@ def field_project(tmp_path: Path) -> tuple[Path, list[str]]:
     return root, location_args(root, tmp_path / "cache", tmp_path / "mirror")
 
 
-def test_a_file_role_with_a_local_include_is_pinned_with_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # paramdiff/memo.py keys a kept result on the file: dump, not on what it includes (the
-    # memo is being removed); compute everything, so the edit below is what is tested.
-    monkeypatch.setenv("PARAMDIFF_MEMO", "0")
+def test_a_file_role_with_a_local_include_is_pinned_with_it(tmp_path: Path) -> None:
     root, loc = field_project(tmp_path)
     for command in ("fetch", "derive", "report", "check"):
         result = run_cli([command, *loc])
@@ -112,6 +107,21 @@ def test_a_file_role_with_a_local_include_is_pinned_with_it(
         result = run_cli([command, *loc])
         assert result.exit_code == 2, (command, result.output)
         assert "field/base.params" in result.output and "changed after" in result.output
+
+
+def test_o_never_writes_over_a_locked_include(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An include of a file: role is an input pinned in the lock, as the role's file is: -o
+    may not name it (derive -o field/base.params wrote over it; #30 review 6)."""
+    root, loc = field_project(tmp_path)
+    assert run_cli(["fetch", *loc]).exit_code == 0
+    monkeypatch.chdir(root)
+    before = (root / "field" / "base.params").read_bytes()
+    result = run_cli(["derive", *loc, "-o", "field/base.params"])
+    assert result.exit_code == 2, result.output
+    assert "includes, an input" in result.output
+    assert (root / "field" / "base.params").read_bytes() == before
 
 
 def test_a_local_include_may_not_leave_the_project(tmp_path: Path) -> None:
