@@ -125,7 +125,7 @@ def test_the_shipped_renames_cover_the_4_7_changes_and_cite_a_source() -> None:
 
 def test_the_shipped_table_is_what_renames_yaml_expands_to() -> None:
     """renames.json (what `diff` reads) is generated from renames.yaml: regenerate it with
-    the README's command after editing the YAML."""
+    docs/tests.md's regenerate command after editing the YAML."""
     data = Path(__file__).resolve().parent.parent / "paramdiff" / "data"
     expanded = parse_renames((data / "renames.yaml").read_text(encoding="utf-8"))
     assert (data / "renames.json").read_bytes() == table_bytes(expanded), REGENERATE
