@@ -447,3 +447,16 @@ DAMAGED_ENTRIES = [
     lambda b: b.split(b"\n", 1)[0],  # header only
     lambda b: b"\xff\xfe" + b,  # garbage in front
 ]
+
+
+# The committed project, as a checkout has it (the inputs and every generated output).
+COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
+
+
+def copy_project(dest: Path, source: Path = ROOT) -> Path:
+    """The committed project's files (COMMITTED) of ``source`` copied into ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in COMMITTED:
+        src = source / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
+    return dest

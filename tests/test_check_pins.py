@@ -4,11 +4,10 @@ them. On the small offline project with a second pin, and on the real mirror."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import C1, C2, ROOT, CliResult, build_mirror, location_args, run_cli
+from helpers import C1, C2, CliResult, build_mirror, copy_project, location_args, run_cli
 from test_offline_project import OVERLAY_YAML, offline_sources, offline_upstream
 
 from paramdiff.config.sources import load_config
@@ -143,9 +142,6 @@ def test_a_pin_not_fetched_yet_fails_check(two_pins: tuple[Path, list[str]]) -> 
 # --------------------------------------------------------------------------- the real mirror
 
 
-COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
-
-
 @pytest.fixture(scope="module")
 def real_checkout(
     tmp_path_factory: pytest.TempPathFactory, upstream: Path
@@ -153,9 +149,7 @@ def real_checkout(
     """A copy of the committed project; its cache filled from the mirror."""
     mirror = upstream
     base = tmp_path_factory.mktemp("pins")
-    for name in COMMITTED:
-        src = ROOT / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, base / name)
+    copy_project(base)
     loc = location_args(base, base / ".cache", mirror)
     result = run_cli(["fetch", *loc])
     assert result.exit_code == 0, result.output
@@ -180,11 +174,7 @@ def test_an_edited_blueboat_46_commit_fails_check_on_the_real_mirror(
     real_checkout: tuple[Path, list[str]], upstream: Path, tmp_path: Path
 ) -> None:
     base, _ = real_checkout
-    edited = tmp_path / "edited"
-    edited.mkdir()
-    for name in COMMITTED:
-        src = base / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, edited / name)
+    edited = copy_project(tmp_path / "edited", base)
     lock = edited / "sources.lock"
     text = lock.read_text()
     start = text.index("'4.6':")

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from helpers import run_cli
+from helpers import copy_project, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -71,8 +70,6 @@ def test_the_benchmark_block_is_in_the_performance_page() -> None:
 
 # ------------------------------------------------ "Move a pin, add a role", run as written (#31)
 
-COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
-
 
 def readme_section(title: str) -> str:
     text = README.read_text()
@@ -100,14 +97,7 @@ def test_the_move_a_pin_section_runs_as_written(
     section = readme_section("Move a pin, add a role")
     [snippet] = fenced(section, "yaml")
     [commands] = fenced(section, "sh")
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in COMMITTED:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, project / name)
-        else:
-            shutil.copy(src, project / name)
+    project = copy_project(tmp_path / "project")
     config = yaml.safe_load((project / "sources.yaml").read_text())
     merged(config, yaml.safe_load(snippet))
     (project / "sources.yaml").write_text(yaml.safe_dump(config, sort_keys=False))

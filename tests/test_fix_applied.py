@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, copy_project
 
 from paramdiff.pin import Pin
 from paramdiff.project import Project
@@ -28,17 +28,6 @@ SUB = "derived/bluerov2_heavy_sitl.params"
 def run(upstream: Path, profile: str, launch: str, root: Path = ROOT) -> LaunchResult:
     pin = Pin(Project(root=root, mirror=str(upstream)), profile, None)
     return adhoc(pin.launch_inputs([launch]), launch, [])
-
-
-def project_copy(dest: Path) -> Path:
-    """The project's files in ``dest``: a file of a user's own that a launch loads must be
-    in the project (simulation/launch_check.py launch_file), so a test that adds one copies it."""
-    import shutil
-
-    for name in ("sources.yaml", "sources.lock", "overlays", "derived", "reports"):
-        src = ROOT / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
-    return dest
 
 
 def only(result: LaunchResult) -> tuple[str, str]:
@@ -183,7 +172,7 @@ def test_each_accepted_launch_of_a_profile_runs_the_same_frame_and_table(
 def test_a_plus_frame_on_the_x_model_is_one_frame_finding_whose_value_fixes_it(
     upstream: Path, tmp_path: Path
 ) -> None:
-    root = project_copy(tmp_path)
+    root = copy_project(tmp_path)  # a launch's own file must be in the project
     override = root / "frame.parm"  # a user's own file, loaded last, setting quad +
     override.write_text("FRAME_TYPE 0\n")
     launch = f"arducopter -w --model JSON --defaults copter.parm,{X500},frame.parm"
@@ -215,7 +204,7 @@ def test_a_later_file_that_wins_over_the_derived_esc_values_is_named_with_its_li
 ) -> None:
     # issue #28 review 4b: the overlay already has TKOFF_RPM_MIN 0 and INS_HNTCH_MODE 1;
     # esc.parm, loaded after the derived file, wins
-    root = project_copy(tmp_path)
+    root = copy_project(tmp_path)
     esc = root / "esc.parm"
     esc.write_text("TKOFF_RPM_MIN 1000\nINS_HNTCH_MODE 3\n")
     launch = (

@@ -9,11 +9,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, ROOT, location_args, run_cli
+from helpers import FIXTURES, ROOT, copy_project, location_args, run_cli
 
 from paramdiff.render.derived_file import read_provenance
-
-COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 
 @pytest.fixture(scope="module")
@@ -21,12 +19,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory, upstream: Path) -> tuple[
     """A fresh copy of the committed project, fetched from the mirror with an empty cache."""
     mirror = upstream
     base = tmp_path_factory.mktemp("checkout")
-    for name in COMMITTED:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, base / name)
-        else:
-            shutil.copy(src, base / name)
+    copy_project(base)
     (base / "sources.lock").unlink()
     loc = location_args(base, base / ".cache", mirror)
     # No --profile and no --pin: every pin of every profile, as the committed lock holds.

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import shlex
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, location_args, run_cli
+from helpers import ROOT, copy_project, location_args, run_cli
 
 from paramdiff.parse.launch import split
-
-COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 
 # The header lines the derived files carried before launches were verified, exactly.
 OLD_LINES = {
@@ -56,14 +53,6 @@ def repo(upstream: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The committed project itself, read through the mirror (a fresh cache)."""
     mirror = upstream
     return location_args(ROOT, tmp_path_factory.mktemp("launch-cache"), mirror)
-
-
-def copy_project(base: Path) -> Path:
-    base.mkdir(parents=True)
-    for name in COMMITTED:
-        src = ROOT / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, base / name)
-    return base
 
 
 @pytest.mark.parametrize("profile", sorted(OLD_LINES))

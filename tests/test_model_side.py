@@ -8,9 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, location_args, run_cli
+from helpers import copy_project, location_args, run_cli
 
-COMMITTED = ("sources.yaml", "sources.lock", "overlays", "derived", "reports")
 HEADER_LAUNCH = (
     "sim_vehicle.py -v Rover -f rover-skid --model JSON "
     "--add-param-file=derived/blueboat_sitl.params"
@@ -20,12 +19,7 @@ HEADER_LAUNCH = (
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, upstream: Path) -> tuple[Path, list[str]]:
     base = tmp_path_factory.mktemp("model-side")
-    for name in COMMITTED:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, base / name)
-        else:
-            shutil.copy(src, base / name)
+    copy_project(base)
     loc = location_args(base, base / ".cache", upstream)
     result = run_cli(["fetch", "--profile", "blueboat", *loc])
     assert result.exit_code == 0, result.output
