@@ -20,7 +20,7 @@ from paramdiff.render.comparison import render
 from paramdiff.render.confirmed_section import confirmed_section, sitl_cell
 from paramdiff.render.fidelity_section import actuator_consequence, actuator_section
 from paramdiff.render.launch_text import launch_md
-from paramdiff.render.layers_table import layer_md
+from paramdiff.render.layers_section import layer_md
 from paramdiff.render.model_side import model_side_section
 from paramdiff.render.report_inputs import ReportInputs
 from paramdiff.render.report_model import channel_section
