@@ -339,6 +339,13 @@ def file_kind(
     return ("pinned", role) if role is not None else ("local", None)
 
 
+def pinned_roles_loaded(specs: Mapping[str, Any], launch: Launch, derived: str | None) -> set[str]:
+    """The pinned parameter roles of ``launch``'s defaults list (``derived``: the profile's
+    derived path, which is no role)."""
+    roles = (file_kind(specs, f, derived)[1] for f in launch.files)
+    return {role for role in roles if role is not None}
+
+
 def launch_roles(specs: dict[str, Any], commands: list[str]) -> set[str]:
     """The pinned roles sim_vehicle.py's frames or the ``commands`` load."""
     out = {
@@ -347,8 +354,5 @@ def launch_roles(specs: dict[str, Any], commands: list[str]) -> set[str]:
         if spec.repo == "ArduPilot/ardupilot" and spec.path.startswith(FRAME_FILES)
     }
     for command in commands:
-        for f in parse_launch(command).files:
-            _, role = file_kind(specs, f, None)
-            if role is not None:
-                out.add(role)
+        out |= pinned_roles_loaded(specs, parse_launch(command), None)
     return out

@@ -22,7 +22,14 @@ from paramdiff.errors import ConfigError, InputError, echoed
 from paramdiff.files import project_path
 from paramdiff.model.source import Source
 from paramdiff.overlay.file import Acknowledgement
-from paramdiff.parse.launch import SIM_VEHICLE, DefaultsFile, Launch, file_kind, parse_launch
+from paramdiff.parse.launch import (
+    SIM_VEHICLE,
+    DefaultsFile,
+    Launch,
+    file_kind,
+    parse_launch,
+    pinned_roles_loaded,
+)
 from paramdiff.simulation import builtin_models, capabilities, frame, gazebo_plugin
 from paramdiff.simulation.physics import BUILT_IN, GAZEBO_LEGACY, JSON, Backend, resolve
 from paramdiff.simulation.pilot_input import BLOCKED, Row, hold_takeoff, pilot_test
@@ -102,10 +109,7 @@ def needs(
     roles: set[str] = set()
     models: set[str] = set()
     for launch, ref in launches:
-        for f in launch.files:
-            _, role = file_kind(specs, f, target)
-            if role is not None:
-                roles.add(role)
+        roles |= pinned_roles_loaded(specs, launch, target)
         if resolve(launch.model).kind == JSON and not (ref is None and models_given):
             ref = ref or default_model(profile, specs)
             if ref is not None:
