@@ -419,13 +419,15 @@ class Pin:
 
         return verify_declared(self._launch_inputs(values_source(self._built())))
 
-    def launch_inputs(
-        self, texts: Sequence[str] = (), models_given: bool = False, models: bool = True
-    ) -> LaunchInputs:
+    def launch_inputs(self, texts: Sequence[str] = (), models_given: bool = False) -> LaunchInputs:
         """What verifying the declared launches and ``texts`` (a command line's) reads, over
-        the derived file as read back (``models_given``: the command line names the model;
-        ``models=False``: their layers only, no model read)."""
-        return self._launch_inputs(self.derived_source(), texts, models_given, models)
+        the derived file as read back (``models_given``: the command line names the model)."""
+        return self._launch_inputs(self.derived_source(), texts, models_given)
+
+    def layers_inputs(self, texts: Sequence[str] = ()) -> LaunchInputs:
+        """What the defaults lists of the declared launches and ``texts`` read (their layers:
+        `verify` compares a running vehicle with them), without any model."""
+        return self._launch_inputs(self.derived_source(), texts, with_models=False)
 
     def _launch_inputs(
         self,

@@ -55,7 +55,7 @@ def verification_lines(pulled: Pulled, result: Verification) -> Iterator[str]:
 def expected(pin: Pin, launch: str | None) -> tuple[Layers, bool]:
     """What the launch should run (``launch``, else the profile's first declared launch,
     else its sim_vehicle.py frame under the derived file) and whether it wipes storage."""
-    found = launch_layers(pin.launch_inputs([launch] if launch else [], models=False), launch)
+    found = launch_layers(pin.layers_inputs([launch] if launch else []), launch)
     if found is not None:
         parsed, stack = found
         return stack, parsed.wipe
