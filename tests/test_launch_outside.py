@@ -79,7 +79,8 @@ def test_a_launch_file_outside_the_project_from_the_command_line(tmp_path: Path)
 def test_a_file_only_named_like_the_derived_file_is_not_taken_for_it(tmp_path: Path) -> None:
     """A path that ends like the derived file's (/tmp/x/derived/boat_sitl.params, a file
     elsewhere in the project) was judged as the derived file: a launch loading a copy that
-    steers backwards passed check (#30 review 5)."""
+    steers backwards passed check (#30 review 5). It is the file it names: outside the
+    project, refused; inside, a local layer, and the launch does not load the derived file."""
     root, loc = project(
         tmp_path, "ardurover -w --model rover-skid --defaults derived/boat_sitl.params"
     )
@@ -90,15 +91,39 @@ def test_a_file_only_named_like_the_derived_file_is_not_taken_for_it(tmp_path: P
     stranger.write_text("SERVO1_FUNCTION 73\n")
     (root / "sim" / "derived").mkdir()
     (root / "sim" / "derived" / "boat_sitl.params").write_text("SERVO1_FUNCTION 73\n")
-    for ref, what in ((str(stranger), "outside the project"),
-                      ("sim/derived/boat_sitl.params", "named like the derived file")):  # fmt: skip
-        launch = f"ardurover -w --model rover-skid --defaults {ref}"
-        for command in (["layers", "--launch", launch], ["check", "--launch", launch]):
-            result = run_cli([*command, *loc])
-            assert result.exit_code == 2, result.output
-            assert what in result.output, result.output
-    own = f"ardurover -w --model rover-skid --defaults {root / 'derived/boat_sitl.params'}"
-    assert run_cli(["layers", "--launch", own, *loc]).exit_code in (0, 1)  # judged, not refused
+    outside = f"ardurover -w --model rover-skid --defaults {stranger}"
+    for command in (["layers", "--launch", outside], ["check", "--launch", outside]):
+        result = run_cli([*command, *loc])
+        assert result.exit_code == 2, result.output
+        assert "outside the project" in result.output, result.output
+    inside = "ardurover -w --model rover-skid --defaults sim/derived/boat_sitl.params"
+    layers = run_cli(["layers", "--launch", inside, *loc])
+    assert layers.exit_code in (0, 1), layers.output
+    assert "local" in layers.output or "sim/derived/boat_sitl.params" in layers.output
+    checked = run_cli(["check", "--launch", inside, *loc])
+    assert checked.exit_code == 1, checked.output
+    assert "derived file is not loaded" in checked.output, checked.output
+    assert "Traceback" not in checked.output
+
+
+def test_the_derived_file_by_another_path_is_the_derived_file(tmp_path: Path) -> None:
+    """Its absolute path, ./ and a doubled slash, and a link inside the project to it: each
+    is the derived file (judged as it, never a stranger's local layer)."""
+    root, loc = project(
+        tmp_path, "ardurover -w --model rover-skid --defaults derived/boat_sitl.params"
+    )
+    for command in ("fetch", "derive"):
+        assert run_cli([command, *loc]).exit_code == 0
+    (root / "sim" / "boat.params").symlink_to(root / "derived" / "boat_sitl.params")
+    plain = run_cli(["check", "--launch", "ardurover -w --model rover-skid --defaults "
+                     "derived/boat_sitl.params", *loc])  # fmt: skip
+    for ref in (str(root / "derived" / "boat_sitl.params"), "./derived/boat_sitl.params",
+                "derived//boat_sitl.params", "sim/boat.params"):  # fmt: skip
+        result = run_cli(
+            ["check", "--launch", f"ardurover -w --model rover-skid --defaults {ref}", *loc]
+        )
+        assert "derived file is not loaded" not in result.output, (ref, result.output)
+        assert result.exit_code == plain.exit_code, (ref, result.output)
 
 
 @pytest.mark.parametrize(

@@ -321,19 +321,16 @@ def pinned_role(specs: Mapping[str, Any], path: str, exact: bool) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _names_file(written: str, path: str) -> bool:
-    """Whether a defaults file as a command writes it is the repository path ``path``."""
-    norm = posixpath.normpath(written)
-    return norm == path or norm.endswith("/" + path)
-
-
 def file_kind(
     specs: Mapping[str, Any], f: DefaultsFile, derived: str | None
 ) -> tuple[str, str | None]:
-    """What a file of a launch's defaults list is: ``("derived", None)`` — the profile's
-    derived path —, ``("pinned", role)`` — a pinned parameter role (a frame's file only by
-    its exact repository path) —, or ``("local", None)``: a file on disk nothing pins."""
-    if derived and _names_file(f.path, derived):
+    """What a file of a launch's defaults list is by its path as written: ``("derived",
+    None)`` — the profile's derived path (``./`` and doubled slashes aside) —, ``("pinned",
+    role)`` — a pinned parameter role (a frame's file only by its exact repository path) —,
+    or ``("local", None)``: a file on disk nothing pins (which may still be the derived file
+    by another path, an absolute one or a link: launch_check.resolve_layers decides that on
+    disk)."""
+    if derived and posixpath.normpath(f.path) == posixpath.normpath(derived):
         return "derived", None
     role = pinned_role(specs, posixpath.normpath(f.path), exact=f.origin.startswith("frame"))
     return ("pinned", role) if role is not None else ("local", None)

@@ -10,7 +10,6 @@ acknowledgement accepts.
 from __future__ import annotations
 
 import os
-import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,7 +169,6 @@ def resolve_layers(inputs: LaunchInputs, launch: Launch) -> list[Layer]:
     for f in launch.files:
         kind, role = file_kind(inputs.specs, f, inputs.target)
         if kind == "derived":
-            _is_the_derived_file(inputs, launch, f)
             out.append(Layer(f.path, f.origin, "derived", inputs.derived))
             continue
         if role is not None:
@@ -184,6 +182,9 @@ def resolve_layers(inputs: LaunchInputs, launch: Launch) -> list[Layer]:
                 "sources.yaml and run paramdiff fetch",
             )
         local = launch_file(inputs.root, launch, f)
+        if _is_the_derived_file(inputs, local):  # by an absolute path or a link inside
+            out.append(Layer(f.path, f.origin, "derived", inputs.derived))
+            continue
         if not local.is_file():
             raise InputError(
                 f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which is "
@@ -194,20 +195,15 @@ def resolve_layers(inputs: LaunchInputs, launch: Launch) -> list[Layer]:
     return out
 
 
-def _is_the_derived_file(inputs: LaunchInputs, launch: Launch, f: DefaultsFile) -> None:
-    """A path that only ends like the derived file's (``/tmp/x/derived/boat_sitl.params``,
-    ``../other/derived/…``) is another file: judged as the derived file, a launch loading a
-    stranger's copy would pass. It must be this project's file, wherever it is written from."""
+def _is_the_derived_file(inputs: LaunchInputs, local: Path) -> bool:
+    """Whether a project file the launch names by another path (absolute, or a link inside
+    the project) is the derived file itself. A file only named like it (``sim/derived/…``)
+    is another file, a local layer: the launch then does not load the derived file, and says
+    so (#30 review: judged by its name, a launch loading a copy that steers backwards passed)."""
     target = inputs.target
-    if target is None or posixpath.normpath(f.path) == posixpath.normpath(target):
-        return
-    written = launch_file(inputs.root, launch, f)  # refuses a path leading out of the project
-    if Path(os.path.realpath(written)) != Path(os.path.realpath(inputs.root / target)):
-        raise InputError(
-            f"launch {echoed(launch.text)} loads {echoed(f.path)} ({f.origin}), which is named "
-            f"like the derived file {target} but is not it",
-            f"load the project's own {target} (its path relative to sources.yaml)",
-        )
+    # realpath, not samefile: a fresh checkout's derive verifies its launches before the
+    # derived file exists
+    return target is not None and os.path.realpath(local) == os.path.realpath(inputs.root / target)
 
 
 def launch_file(root: Path, launch: Launch, f: DefaultsFile) -> Path:
