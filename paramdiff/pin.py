@@ -68,10 +68,7 @@ def once(method: Callable[[Pin], T]) -> Callable[[Pin], T]:
 
     @functools.wraps(method)
     def kept(pin: Pin) -> T:
-        if name not in pin._memo:
-            pin._memo[name] = method(pin)
-        value: T = pin._memo[name]
-        return value
+        return pin.kept(name, functools.partial(method, pin))
 
     return kept
 
